@@ -1,0 +1,197 @@
+"""Build the graph: load the ontology, shapes and data (each file in its own named graph), materialise the
+derived facts, validate, and only then replace the last good store.
+
+The new store is written beside the old one and swapped in after validation passes, so a failed build
+leaves the last good store untouched and serving.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg import paths
+from hpckg.errors import RdfSyntaxError, StoreError, ValidationFailed
+from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
+from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
+from hpckg.validate import ValidationReport, validate_store
+
+Progress = Callable[[str], None]
+
+PROV = "http://www.w3.org/ns/prov#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+@dataclass
+class BuildSummary:
+    location: str
+    files: int = 0
+    triples: int = 0
+    derived: int = 0
+    systems: int = 0
+    claims_by_tier: dict[str, int] = field(default_factory=dict)
+    report: ValidationReport | None = None
+
+    def to_text(self) -> str:
+        tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items()) or "none"
+        violations = len(self.report.violations) if self.report else 0
+        return (f"store: {self.location}\n"
+                f"files: {self.files}\n"
+                f"triples: {self.triples} ({self.derived} derived)\n"
+                f"systems: {self.systems}\n"
+                f"claims by tier: {tiers}\n"
+                f"violations: {violations}")
+
+
+def source_files(extra: Iterable[Path] = ()) -> list[Path]:
+    """Every file a build loads: the ontology, the shapes, data/ttl/ and any extra files or folders."""
+    files: list[Path] = []
+    for folder in (paths.ontology_dir(), paths.shapes_dir(), paths.data_dir()):
+        files += sorted(folder.rglob("*.ttl"))
+    for item in extra:
+        item = Path(item)
+        if item.is_dir():
+            files += sorted(p for p in item.rglob("*") if p.suffix in (".ttl", ".nt", ".nq", ".trig"))
+        elif item.exists():
+            files.append(item)
+        else:
+            raise RdfSyntaxError(str(item), None, None, "no such file or folder")
+    return files
+
+
+def load_files(store: AnyStore, files: list[Path], progress: Progress | None = None) -> int:
+    """Parse every file first (reporting all syntax errors at once), then load each into its named graph."""
+    parsed, errors = [], []
+    for path in files:
+        try:
+            parsed.append((path, parse_file(path)))
+        except RdfSyntaxError as error:
+            errors.append(error)
+    if errors:
+        raise errors[0] if len(errors) == 1 else RdfSyntaxError(
+            errors[0].path, errors[0].line, errors[0].column,
+            errors[0].message + f" (and {len(errors) - 1} more files with syntax errors: "
+            + ", ".join(e.path for e in errors[1:]) + ")")
+    total = 0
+    for index, (path, quads) in enumerate(parsed, start=1):
+        total += store.load_quads(quads, graph=graph_for(paths.relative_name(path)))
+        if progress and (index % 25 == 0 or index == len(parsed)):
+            progress(f"loaded {index}/{len(parsed)} files ({total} triples)")
+    return total
+
+
+def rule_files() -> list[Path]:
+    return sorted(paths.rules_dir().glob("*.rq"))
+
+
+def materialise(store: AnyStore, progress: Progress | None = None) -> int:
+    """Run each derivation rule (a CONSTRUCT in queries/rules/, in file-name order) and add its triples to
+    the derived graph, so later rules see earlier results. Each rule run is recorded as a prov:Activity."""
+    derived = ox.NamedNode(DERIVED_GRAPH)
+    total = 0
+    now = ox.Literal(dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+                     datatype=ox.NamedNode(XSD + "dateTime"))
+    for path in rule_files():
+        rule = path.stem
+        triples = list(store.query(path.read_text(encoding="utf-8")))
+        activity = ox.NamedNode(entity("activity", f"derive-{rule}"))
+        meta = [
+            ox.Quad(activity, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("Derivation")), derived),
+            ox.Quad(activity, ox.NamedNode(hpc("rule")), ox.Literal(rule), derived),
+            ox.Quad(activity, ox.NamedNode(PROV + "endedAtTime"), now, derived),
+            ox.Quad(activity, ox.NamedNode(PROV + "wasAssociatedWith"),
+                    ox.NamedNode(entity("software", "hpckg")), derived),
+        ]
+        store.load_quads([ox.Quad(t.subject, t.predicate, t.object, derived) for t in triples] + meta)
+        total += len(triples)
+        if progress:
+            progress(f"rule {rule}: {len(triples)} triples")
+    return total
+
+
+def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
+    summary.triples = store.triple_count()
+    summary.systems = int(next(iter(store.query(
+        "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }")))["n"].value)
+    rows = store.query("""
+        SELECT ?label (COUNT(?c) AS ?n) WHERE {
+          ?c a hpc:Claim ; hpc:tier ?tier . ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
+        } GROUP BY ?label ?rank ORDER BY DESC(?rank)""")
+    summary.claims_by_tier = {row["label"].value: int(row["n"].value) for row in rows}
+    return summary
+
+
+def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:
+    """Load everything and materialise derived facts into an empty store (no validation)."""
+    files = source_files(extra)
+    summary = BuildSummary(location=store.location, files=len(files))
+    load_files(store, files, progress)
+    summary.derived = materialise(store, progress)
+    return summarise(store, summary)
+
+
+def build(*, store_path: Path | str | None = Path(".hpckg/store"), extra: Iterable[Path] = (),
+          validate: bool = True, progress: Progress | None = None) -> BuildSummary:
+    """Build into a fresh store and swap it in only when it validates.
+
+    store_path None builds in memory; an http(s) URL rebuilds a remote SPARQL server's dataset (cleared
+    first, so validation happens before the clear: the remote store is only touched once the build passed).
+    """
+    if isinstance(store_path, str) and store_path.startswith(("http://", "https://")):
+        return _build_remote(RemoteStore(store_path), extra=extra, validate=validate, progress=progress)
+    if store_path is None:
+        store = Store(None)
+        summary = populate(store, extra=extra, progress=progress)
+        return _validated(store, summary, validate, progress)
+
+    target = Path(store_path)
+    staging = target.with_name(target.name + ".building")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if staging.exists():
+            shutil.rmtree(staging)
+        store = Store(staging)
+    except (OSError, StoreError) as error:
+        raise StoreError(f"cannot write the store at {target}: {error}") from None
+    try:
+        summary = populate(store, extra=extra, progress=progress)
+        summary.location = str(target)
+        _validated(store, summary, validate, progress)
+        store.close()
+    except BaseException:
+        store.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    replace_directory(staging, target)
+    return summary
+
+
+def _validated(store: AnyStore, summary: BuildSummary, validate: bool,
+               progress: Progress | None) -> BuildSummary:
+    if validate:
+        if progress:
+            progress("validating against shapes/")
+        summary.report = validate_store(store)
+        if not summary.report.conforms:
+            raise ValidationFailed(
+                "the graph does not conform to the shapes; the last good store was left untouched\n"
+                + summary.report.to_text(), summary.report)
+    return summary
+
+
+def _build_remote(remote: RemoteStore, *, extra, validate, progress) -> BuildSummary:
+    # Build and validate locally in memory first; push to the server only when the build passed.
+    local = Store(None)
+    summary = populate(local, extra=extra, progress=progress)
+    _validated(local, summary, validate, progress)
+    remote.clear()
+    for graph in local.named_graphs():
+        remote.load_quads(local.quads(graph=graph), graph=graph)
+    summary.location = remote.location
+    return summary

@@ -1,0 +1,296 @@
+"""The graph store: embedded Oxigraph on disk by default, or any SPARQL 1.1 server over the standard protocols.
+
+Both backends answer queries with pyoxigraph result objects (QuerySolutions, QueryBoolean, QueryTriples),
+so everything above this module is written once. Queries see the union of all named graphs as their default
+graph: each source file lives in its own named graph, and a query should not need to know which.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg.errors import QuerySyntaxError, RdfSyntaxError, StoreError
+from hpckg.formats import RdfFormatInfo, rdf_format_for_path
+from hpckg.namespaces import sparql_prefixes
+
+DEFAULT_STORE_PATH = Path(".hpckg/store")
+
+QueryResult = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
+
+
+def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>",
+              base_iri: str | None = None) -> list[ox.Quad]:
+    """Parse RDF completely, turning a syntax error into RdfSyntaxError with file:line:column."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        return list(ox.parse(data, format=format.oxigraph, base_iri=base_iri))
+    except SyntaxError as error:
+        message = str(error)
+        # pyoxigraph says "Parser error at line 3 column 9: ..." or "... between line 2 column 9 and ...".
+        if ": " in message and message.startswith("Parser error"):
+            message = message.split(": ", 1)[1]
+        raise RdfSyntaxError(path, error.lineno, error.offset, message) from None
+    except ValueError as error:  # non-UTF-8 bytes and similar decoding problems
+        raise RdfSyntaxError(path, None, None, str(error)) from None
+
+
+def parse_file(path: Path, *, format: RdfFormatInfo | None = None,
+               base_iri: str | None = None) -> list[ox.Quad]:
+    """Parse an RDF file from disk (format from its extension unless given)."""
+    path = Path(path)
+    fmt = format or rdf_format_for_path(path.name)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise RdfSyntaxError(str(path), None, None, f"cannot read file: {error.strerror}") from None
+    return parse_rdf(data, format=fmt, path=str(path), base_iri=base_iri)
+
+
+def _raise_query_error(error: SyntaxError, sparql: str) -> None:
+    raise QuerySyntaxError(f"SPARQL syntax error: {error}") from None
+
+
+class Store:
+    """The embedded Oxigraph store, on disk at `path` or in memory when `path` is None."""
+
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False):
+        self.path = Path(path) if path is not None else None
+        try:
+            if self.path is None:
+                self._store = ox.Store()
+            elif read_only:
+                if not (self.path / "CURRENT").exists():
+                    raise StoreError(f"no hpckg store at {self.path}; run `hpckg build` first")
+                self._store = ox.Store.read_only(str(self.path))
+            else:
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(self.path))
+        except OSError as error:
+            raise StoreError(f"cannot open the store at {self.path}: {error}") from None
+
+    @property
+    def location(self) -> str:
+        return str(self.path) if self.path else "memory"
+
+    def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
+        """Add quads (into `graph` when given, replacing their own graph); returns how many."""
+        target = ox.NamedNode(graph) if graph else None
+        batch = [ox.Quad(q.subject, q.predicate, q.object, target or q.graph_name) for q in quads]
+        self._store.extend(batch)
+        return len(batch)
+
+    def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
+             path: str = "<input>", base_iri: str | None = None) -> int:
+        return self.load_quads(parse_rdf(data, format=format, path=path, base_iri=base_iri), graph=graph)
+
+    def bulk_load(self, path: Path, *, format: RdfFormatInfo, graph: str | None = None) -> None:
+        """Load a large file without holding it in memory (no per-triple syntax positions)."""
+        try:
+            self._store.bulk_load(path=str(path), format=format.oxigraph,
+                                  to_graph=ox.NamedNode(graph) if graph else None)
+        except SyntaxError as error:
+            raise RdfSyntaxError(str(path), error.lineno, error.offset, str(error)) from None
+
+    def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
+              default_graph: list[str] | None = None, named_graphs: list[str] | None = None
+              ) -> QueryResult:
+        """Run a SPARQL query with Oxigraph's native engine."""
+        text = sparql_prefixes() + sparql if prefixes else sparql
+        kwargs: dict = {}
+        if default_graph:
+            kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
+        else:
+            kwargs["use_default_graph_as_union"] = union
+        if named_graphs:
+            kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
+        try:
+            return self._store.query(text, **kwargs)
+        except SyntaxError as error:
+            _raise_query_error(error, text)
+            raise  # unreachable
+
+    def update(self, sparql: str) -> None:
+        try:
+            self._store.update(sparql_prefixes() + sparql)
+        except SyntaxError as error:
+            _raise_query_error(error, sparql)
+
+    def named_graphs(self) -> list[str]:
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def quads(self, *, graph: str | None = None) -> Iterator[ox.Quad]:
+        return self._store.quads_for_pattern(None, None, None, ox.NamedNode(graph) if graph else None)
+
+    def dump(self, output: io.BufferedIOBase | str | Path, *, format: RdfFormatInfo,
+             graph: str | None = None) -> None:
+        kwargs: dict = {"format": format.oxigraph}
+        if not format.is_quad:
+            kwargs["from_graph"] = ox.NamedNode(graph) if graph else ox.DefaultGraph()
+        if isinstance(output, str | Path):
+            kwargs["path"] = str(output)
+            self._store.dump(**kwargs)
+        else:
+            self._store.dump(output, **kwargs)
+
+    def triple_count(self) -> int:
+        return len(self._store)
+
+    def flush(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+
+    def close(self) -> None:
+        if self.path is not None and hasattr(self, "_store"):
+            try:
+                self._store.flush()
+            except OSError:
+                pass  # read-only stores cannot flush
+        self._store = None  # type: ignore[assignment]
+
+
+class RemoteStore:
+    """A SPARQL 1.1 server (Oxigraph server, Fuseki, GraphDB, Virtuoso...) reached over the standard
+    protocols: SPARQL 1.1 Protocol for queries and updates, Graph Store HTTP Protocol for loading.
+
+    `endpoint` is the query URL; `update_endpoint` and `graph_store` default to Oxigraph server's layout
+    (/update and /store beside /query). The server should expose the union of named graphs as its default
+    graph (oxigraph serve --union-default-graph, Fuseki's tdb2:unionDefaultGraph).
+    """
+
+    def __init__(self, endpoint: str, *, update_endpoint: str | None = None, graph_store: str | None = None,
+                 timeout: float = 60.0):
+        self.endpoint = endpoint
+        root = endpoint.rsplit("/", 1)[0]
+        self.update_endpoint = update_endpoint or root + "/update"
+        self.graph_store = graph_store or root + "/store"
+        self.timeout = timeout
+        self.path = None
+
+    @property
+    def location(self) -> str:
+        return self.endpoint
+
+    def _request(self, url: str, *, data: bytes | None = None, method: str = "GET",
+                 headers: dict[str, str] | None = None) -> bytes:
+        request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
+                return response.read()
+        except urllib.error.HTTPError as error:
+            body = error.read().decode("utf-8", "replace")[:500]
+            if error.code == 400:
+                raise QuerySyntaxError(f"the SPARQL server rejected the request: {body}") from None
+            raise StoreError(f"{method} {url} failed: HTTP {error.code} {body}") from None
+        except (urllib.error.URLError, OSError) as error:
+            raise StoreError(f"cannot reach the SPARQL server at {url}: {error}") from None
+
+    def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
+              default_graph: list[str] | None = None, named_graphs: list[str] | None = None
+              ) -> QueryResult:
+        text = sparql_prefixes() + sparql if prefixes else sparql
+        params = [("query", text)]
+        params += [("default-graph-uri", g) for g in default_graph or []]
+        params += [("named-graph-uri", g) for g in named_graphs or []]
+        body = urllib.parse.urlencode(params).encode()
+        accept = ("application/sparql-results+json, application/n-triples;q=0.9")
+        data = self._request(self.endpoint, data=body, method="POST", headers={
+            "Content-Type": "application/x-www-form-urlencoded", "Accept": accept})
+        stripped = data.lstrip()
+        if stripped.startswith(b"{"):
+            return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
+        triples = [q.triple for q in ox.parse(data, format=ox.RdfFormat.N_TRIPLES)]
+        memory = ox.Store()
+        memory.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+        return memory.query("CONSTRUCT WHERE { ?s ?p ?o }")
+
+    def update(self, sparql: str) -> None:
+        self._request(self.update_endpoint, data=(sparql_prefixes() + sparql).encode(), method="POST",
+                      headers={"Content-Type": "application/sparql-update"})
+
+    def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
+        quads = list(quads)
+        by_graph: dict[str | None, list[ox.Triple]] = {}
+        for q in quads:
+            name = graph or (q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else None)
+            by_graph.setdefault(name, []).append(q.triple)
+        for name, triples in by_graph.items():
+            payload = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
+            target = self.graph_store + ("?" + urllib.parse.urlencode({"graph": name}) if name else "?default")
+            self._request(target, data=payload, method="POST",
+                          headers={"Content-Type": "application/n-triples"})
+        return len(quads)
+
+    def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
+             path: str = "<input>", base_iri: str | None = None) -> int:
+        return self.load_quads(parse_rdf(data, format=format, path=path, base_iri=base_iri), graph=graph)
+
+    def named_graphs(self) -> list[str]:
+        result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }", union=False)
+        return sorted(row["g"].value for row in result)
+
+    def quads(self, *, graph: str | None = None) -> Iterator[ox.Quad]:
+        where = f"GRAPH <{graph}> {{ ?s ?p ?o }} BIND(<{graph}> AS ?g)" if graph else "GRAPH ?g { ?s ?p ?o }"
+        for row in self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {where} }}", union=False):
+            yield ox.Quad(row["s"], row["p"], row["o"], row["g"])
+
+    def dump(self, output, *, format: RdfFormatInfo, graph: str | None = None) -> None:
+        quads = list(self.quads(graph=graph))
+        if not format.is_quad:
+            quads = [q.triple for q in quads]
+        data = ox.serialize(quads, format=format.oxigraph)
+        if isinstance(output, str | Path):
+            Path(output).write_bytes(data)
+        else:
+            output.write(data)
+
+    def triple_count(self) -> int:
+        result = self.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }", union=False)
+        return int(next(iter(result))["n"].value)
+
+    def clear(self) -> None:
+        self.update("CLEAR ALL")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+AnyStore = Store | RemoteStore
+
+
+def open_store(location: str | Path | None = DEFAULT_STORE_PATH, *, read_only: bool = False) -> AnyStore:
+    """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint, or None
+    for a fresh in-memory store."""
+    if isinstance(location, str) and location.startswith(("http://", "https://")):
+        return RemoteStore(location)
+    return Store(location, read_only=read_only)
+
+
+def replace_directory(new: Path, target: Path) -> None:
+    """Swap a freshly built store folder into place. The old store is moved aside first and removed only
+    after the new one is in place, so a crash leaves either the old or the new store, never neither."""
+    target = Path(target)
+    old = target.with_name(target.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        target.rename(old)
+    try:
+        new.rename(target)
+    except OSError as error:
+        if old.exists():
+            old.rename(target)
+        raise StoreError(f"cannot move the new store into {target}: {error}") from None
+    if old.exists():
+        shutil.rmtree(old, ignore_errors=True)
