@@ -19,7 +19,7 @@ COMMANDS: dict[str, str] = {
     "validate": "hpckg.cli.graph",
     "query": "hpckg.cli.graph",
     "export": "hpckg.cli.graph",
-    "page": "hpckg.cli.graph",
+    "page": "hpckg.cli.page",
     "serve": "hpckg.cli.serve",
     "new": "hpckg.cli.contribute",
     "check": "hpckg.cli.contribute",
