@@ -8,6 +8,7 @@ graph: each source file lives in its own named graph, and a query should not nee
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import urllib.error
 import urllib.parse
@@ -55,8 +56,23 @@ def parse_file(path: Path, *, format: RdfFormatInfo | None = None,
     return parse_rdf(data, format=fmt, path=str(path), base_iri=base_iri)
 
 
-def _raise_query_error(error: SyntaxError, sparql: str) -> None:
-    raise QuerySyntaxError(f"SPARQL syntax error: {error}") from None
+def query_error(error: SyntaxError, prepended_lines: int = 0) -> QuerySyntaxError:
+    """A QuerySyntaxError saying where the query broke, in the user's own line numbers (the PREFIX lines
+    hpckg prepends are subtracted) and without the parser's full list of expected tokens."""
+    message = str(error)
+    match = re.match(r"error at (\d+):(\d+): (.*)", message, re.S)
+    if not match:
+        return QuerySyntaxError(f"SPARQL syntax error: {message}")
+    line, column, detail = int(match[1]) - prepended_lines, int(match[2]), match[3]
+    detail = " ".join(detail.split())
+    if len(detail) > 160:
+        detail = detail[:157] + "..."
+    error_out = QuerySyntaxError(f"SPARQL syntax error at line {line}, column {column}: {detail}")
+    error_out.line, error_out.column = line, column  # type: ignore[attr-defined]
+    return error_out
+
+
+_PREFIX_LINES = sparql_prefixes().count("\n")
 
 
 class Store:
@@ -115,17 +131,20 @@ class Store:
         try:
             return self._store.query(text, **kwargs)
         except SyntaxError as error:
-            _raise_query_error(error, text)
-            raise  # unreachable
+            raise query_error(error, _PREFIX_LINES if prefixes else 0) from None
 
     def update(self, sparql: str) -> None:
         try:
             self._store.update(sparql_prefixes() + sparql)
         except SyntaxError as error:
-            _raise_query_error(error, sparql)
+            raise query_error(error, _PREFIX_LINES) from None
 
     def named_graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def drop_graph(self, graph: str) -> None:
+        if self._store.contains_named_graph(ox.NamedNode(graph)):
+            self._store.remove_graph(ox.NamedNode(graph))
 
     def quads(self, *, graph: str | None = None) -> Iterator[ox.Quad]:
         return self._store.quads_for_pattern(None, None, None, ox.NamedNode(graph) if graph else None)
@@ -232,6 +251,9 @@ class RemoteStore:
     def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
              path: str = "<input>", base_iri: str | None = None) -> int:
         return self.load_quads(parse_rdf(data, format=format, path=path, base_iri=base_iri), graph=graph)
+
+    def drop_graph(self, graph: str) -> None:
+        self.update(f"DROP SILENT GRAPH <{graph}>")
 
     def named_graphs(self) -> list[str]:
         result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }", union=False)

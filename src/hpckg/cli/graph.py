@@ -1,0 +1,204 @@
+"""CLI commands over the graph: build, validate, query, export."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hpckg.errors import InputError
+
+DEFAULT_STORE = ".hpckg/store"
+
+
+def add_store_options(parser: argparse.ArgumentParser, *, build_in_memory: bool = True) -> None:
+    """--store/--memory, shared by every command that reads the graph."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--store", default=DEFAULT_STORE, metavar="PATH|URL",
+                       help=f"the store: a folder (embedded Oxigraph, default {DEFAULT_STORE}) or the query URL "
+                            "of a SPARQL 1.1 server")
+    if build_in_memory:
+        group.add_argument("--memory", action="store_true",
+                           help="build the graph in memory from the repository instead of reading a store")
+
+
+def open_for_reading(args: argparse.Namespace):
+    """The store a read command works on: built in memory (--memory), remote, or the on-disk store."""
+    from hpckg.build import populate
+    from hpckg.store import Store, open_store
+
+    if getattr(args, "memory", False):
+        store = Store(None)
+        populate(store)
+        return store
+    return open_store(args.store, read_only=True)
+
+
+def _progress(quiet: bool):
+    if quiet:
+        return None
+    return lambda message: print(f"  {message}", file=sys.stderr, flush=True)
+
+
+# --- build ----------------------------------------------------------------------------------------
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from hpckg.build import build
+
+    target = None if args.memory else args.store
+    print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
+    summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
+                    progress=_progress(args.quiet))
+    print(summary.to_text())
+    return 0
+
+
+# --- validate -------------------------------------------------------------------------------------
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from hpckg.build import populate, source_files
+    from hpckg.errors import RdfSyntaxError
+    from hpckg.store import Store
+    from hpckg.validate import ValidationReport, check_syntax, validate_store
+
+    extra = [Path(p) for p in args.paths]
+    for path in extra:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+    syntax_errors = check_syntax(source_files(extra))
+    if syntax_errors:
+        report = ValidationReport(conforms=False, syntax_errors=syntax_errors)
+    else:
+        store = Store(None)
+        try:
+            populate(store, extra=extra)
+        except RdfSyntaxError as error:
+            syntax_errors = [error]
+            report = ValidationReport(conforms=False, syntax_errors=syntax_errors)
+        else:
+            report = validate_store(store)
+    print(report.to_json() if args.format == "json" else report.to_text())
+    if report.syntax_errors:
+        return 2
+    return 0 if report.conforms else 1
+
+
+# --- query ----------------------------------------------------------------------------------------
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from hpckg.query import canned_queries, format_result, resolve_query
+
+    if args.list:
+        if args.query or args.expression:
+            raise InputError("--list takes no query")
+        queries = canned_queries()
+        width = max(len(q.name) for q in queries) if queries else 0
+        for q in queries:
+            print(f"{q.name.ljust(width)}  {q.description}")
+        return 0
+    if args.expression and args.query:
+        raise InputError("give either a query NAME|FILE or -e 'SPARQL', not both")
+    if args.expression:
+        label, text = "-e", args.expression
+    elif args.query:
+        label, text = resolve_query(args.query)
+    else:
+        raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
+    store = open_for_reading(args)
+    data = format_result(store.query(text), args.format)
+    if args.out:
+        Path(args.out).write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from hpckg.export import export
+    from hpckg.formats import rdf_format
+
+    fmt = rdf_format(args.format)
+    store = open_for_reading(args)
+    if not getattr(args, "memory", False) and hasattr(store, "path") and store.path is not None:
+        # Exports describe the dataset in the meta graph; work on an in-memory copy of a read-only store.
+        from hpckg.store import Store
+
+        copy = Store(None)
+        copy.load_quads(store.quads())
+        store = copy
+    data = export(store, format=fmt, out=Path(args.out) if args.out else None)
+    if data is not None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        print(f"wrote {args.out} ({fmt.label})", file=sys.stderr)
+    return 0
+
+
+# --- registration ---------------------------------------------------------------------------------
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    from hpckg.formats import RDF_FORMATS
+    from hpckg.query import GRAPH_FORMATS, SELECT_FORMATS
+
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "build", help="load, derive, validate and swap in a new store", formatter_class=formatter,
+        description="Load the ontology, shapes, data/ttl/ and any extra files (each in its own named graph), "
+                    "materialise the derived facts, validate, and replace the last good store only if "
+                    "validation passes.\n\nexamples:\n  hpckg build\n  hpckg build --store /srv/hpckg/store "
+                    "imported/top500.nt\n  hpckg build --memory")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--store", default=DEFAULT_STORE, metavar="PATH|URL",
+                       help=f"where to build (default {DEFAULT_STORE}); an http(s) URL rebuilds a SPARQL "
+                            "server's dataset through the Graph Store Protocol")
+    group.add_argument("--memory", action="store_true", help="build in memory only (nothing written)")
+    p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="extra RDF files or folders to load")
+    p.set_defaults(handler=cmd_build)
+
+    p = subparsers.add_parser(
+        "validate", help="check syntax and the SHACL sourcing rules", formatter_class=formatter,
+        description="Check every Turtle file's syntax (file:line:column) and validate the graph (the "
+                    "repository's data plus PATHs) against shapes/. Exit 0 when it conforms, 1 on "
+                    "violations, 2 on unusable input.\n\nexamples:\n  hpckg validate\n"
+                    "  hpckg validate my-system.ttl --format json")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="extra files or folders to validate with the data")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="report format (default text)")
+    p.set_defaults(handler=cmd_validate)
+
+    p = subparsers.add_parser(
+        "query", help="run a canned query, a .rq file or inline SPARQL", formatter_class=formatter,
+        description="Run SPARQL on the store with Oxigraph's native engine. The project's prefixes (hpc:, "
+                    "sys:, claim:, tier: ...) are predeclared.\n\nexamples:\n  hpckg query --list\n"
+                    "  hpckg query acme-total\n  hpckg query my-query.rq --format csv\n"
+                    "  hpckg query -e 'SELECT ?s WHERE { ?s a hpc:System }' --format json")
+    p.add_argument("query", nargs="?", metavar="NAME|FILE", help="a canned query name or a .rq file")
+    p.add_argument("-e", "--expression", metavar="SPARQL", help="inline SPARQL")
+    p.add_argument("--list", action="store_true", help="list the canned queries with their descriptions")
+    p.add_argument("--format", default=None, choices=tuple(dict.fromkeys(SELECT_FORMATS + GRAPH_FORMATS)),
+                   help="table (default), csv, tsv, json, xml for SELECT/ASK; ttl (default), nt, jsonld, "
+                        "xml for CONSTRUCT/DESCRIBE")
+    p.add_argument("--out", metavar="FILE", help="write the results to FILE instead of stdout")
+    add_store_options(p)
+    p.set_defaults(handler=cmd_query)
+
+    p = subparsers.add_parser(
+        "export", help="dump the dataset with its VoID/DCAT description", formatter_class=formatter,
+        description="Write the whole dataset in one RDF format with a VoID + DCAT description (counts, "
+                    "classes, properties, sources, licences). Quad formats keep the named graphs.\n\n"
+                    "examples:\n  hpckg export --format nq --out dist/hpckg.nq\n  hpckg export --format ttl")
+    p.add_argument("--format", default="ttl", choices=tuple(RDF_FORMATS), help="RDF format (default ttl)")
+    p.add_argument("--out", metavar="PATH", help="write to PATH instead of stdout")
+    add_store_options(p)
+    p.set_defaults(handler=cmd_export)

@@ -1,0 +1,47 @@
+"""Shared test helpers: the real `hpckg` console script and a store built once per session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def hpckg_executable() -> str:
+    """The installed `hpckg` console script of the interpreter running the tests."""
+    candidate = Path(sys.executable).with_name("hpckg")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("hpckg")
+    if not found:
+        raise RuntimeError("the hpckg console script is not installed; run `make install`")
+    return found
+
+
+def run_hpckg(*args: str, cwd: Path | None = None, input: bytes | None = None,
+              timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the real `hpckg` command in a subprocess and capture its output as text."""
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    return subprocess.run([hpckg_executable(), *args], cwd=cwd or ROOT, input=input, capture_output=True,
+                          timeout=timeout, env=env, check=False)
+
+
+def text(completed: subprocess.CompletedProcess) -> tuple[str, str]:
+    return completed.stdout.decode("utf-8", "replace"), completed.stderr.decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="session")
+def built_store(tmp_path_factory) -> Path:
+    """A store built once per test session by the real `hpckg build` command."""
+    path = tmp_path_factory.mktemp("store") / "store"
+    completed = run_hpckg("build", "--quiet", "--store", str(path))
+    out, err = text(completed)
+    assert completed.returncode == 0, f"hpckg build failed:\n{out}\n{err}"
+    return path
