@@ -27,8 +27,13 @@ run: $(BIN)/hpckg ## build and validate the graph into .hpckg/store, print the d
 	$(BIN)/hpckg query acme-total
 	$(BIN)/hpckg serve --host $(HOST) --port $(PORT)
 
+ontology/context.jsonld: ontology/hpckg.ttl ontology/vocabularies.ttl $(BIN)/hpckg ## regenerate the JSON-LD context from the ontology
+	$(BIN)/python -c 'from hpckg.export import jsonld_context_text; print(jsonld_context_text(), end="")' > $@
+
+context: ontology/context.jsonld ## alias: regenerate ontology/context.jsonld
+
 test: $(BIN)/hpckg ## run the linter and the whole test suite
 	$(BIN)/ruff check src tests bench
 	$(BIN)/pytest
 
-.PHONY: help install run test
+.PHONY: help install run test context

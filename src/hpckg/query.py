@@ -16,7 +16,9 @@ from hpckg.validate import shorten
 
 TABLE = "table"
 SELECT_FORMATS = (TABLE, *RESULTS_FORMATS)
-GRAPH_FORMATS = tuple(RDF_FORMATS)
+# N-Quads and TriG describe named graphs; a CONSTRUCT result is a single graph.
+QUAD_ONLY_FORMATS = ("nq", "trig")
+GRAPH_FORMATS = tuple(name for name in RDF_FORMATS if name not in QUAD_ONLY_FORMATS)
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,9 @@ def format_result(result: QueryResult, format: str | None = None) -> bytes:
     format (default Turtle)."""
     if isinstance(result, ox.QueryTriples):
         fmt = rdf_format(format or "ttl")
-        if fmt.is_quad:
-            raise InputError(f"--format {format} is a quad format; graph results take one of: "
-                             + ", ".join(n for n, f in RDF_FORMATS.items() if not f.is_quad))
+        if fmt.name in QUAD_ONLY_FORMATS:
+            raise InputError(f"--format {format} is a dataset format; graph results take one of: "
+                             + ", ".join(GRAPH_FORMATS))
         return ox.serialize(list(result), format=fmt.oxigraph) or b""
     name = (format or TABLE).lower()
     if isinstance(result, ox.QueryBoolean):
