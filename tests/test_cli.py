@@ -8,8 +8,9 @@ import re
 import pyoxigraph as ox
 import pytest
 
-from conftest import ROOT, run_hpckg, text
 from hpckg.cli import COMMANDS, make_parser
+
+from conftest import ROOT, run_hpckg, text
 
 VIOLATION = """\
 @prefix hpc:   <https://w3id.org/hpckg/ontology#> .
