@@ -1,0 +1,204 @@
+"""The derivation rules in queries/rules/, run by hpckg.build.materialise over tiny hand-made graphs.
+
+Each graph loads the real ontology (tier ranks, lineage properties) plus a few claims written for one
+case, so the weakest-tier, exclusion and roll-up logic is proven on inputs whose answer is known.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hpckg import paths
+from hpckg.build import materialise, rule_files
+from hpckg.formats import rdf_format
+from hpckg.namespaces import DERIVED_GRAPH, ID, VOCAB, graph_for
+from hpckg.store import Store, parse_file
+
+PREFIXES = """\
+@prefix hpc:   <https://w3id.org/hpckg/ontology#> .
+@prefix rdfs:  <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov:  <http://www.w3.org/ns/prov#> .
+@prefix sys:   <https://w3id.org/hpckg/id/system/> .
+@prefix site:  <https://w3id.org/hpckg/id/site/> .
+@prefix orgn:  <https://w3id.org/hpckg/id/org/> .
+@prefix cmp:   <https://w3id.org/hpckg/id/component/> .
+@prefix src:   <https://w3id.org/hpckg/id/source/> .
+@prefix claim: <https://w3id.org/hpckg/id/claim/> .
+@prefix tier:  <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
+@prefix rank:  <https://w3id.org/hpckg/vocab/rank/> .
+@prefix role:  <https://w3id.org/hpckg/vocab/role/> .
+"""
+
+
+def system(slug: str, site: str | None, quantities: list[str], *, site_extra: str = "") -> str:
+    """Turtle for one system at `site` with one accelerator component carrying the given claim bodies."""
+    ttl = f"sys:{slug} a hpc:System ; hpc:slug \"{slug}\" .\n"
+    if site:
+        ttl += (f"claim:{slug}-site a hpc:Claim ; hpc:about sys:{slug} ; hpc:property hpc:site ;"
+                f" hpc:value site:{site} ; hpc:tier tier:reported ; hpc:rank rank:preferred ;"
+                f" prov:hadPrimarySource src:paper {site_extra}.\n")
+    ttl += f"cmp:{slug}-accelerator a hpc:Component ; hpc:componentOf sys:{slug} ; hpc:role role:accelerator .\n"
+    for index, body in enumerate(quantities, start=1):
+        ttl += (f"claim:{slug}-q{index} a hpc:Claim ; hpc:about cmp:{slug}-accelerator ;"
+                f" prov:hadPrimarySource src:paper ; {body} .\n")
+    return ttl
+
+
+def derive(turtle: str) -> Store:
+    """A store holding the ontology and `turtle`, with every rule materialised."""
+    store = Store(None)
+    for path in sorted(paths.ontology_dir().glob("*.ttl")):
+        store.load_quads(parse_file(path), graph=graph_for(paths.relative_name(path)))
+    store.load(PREFIXES + turtle, format=rdf_format("turtle"), graph=graph_for("tests/tiny.ttl"))
+    materialise(store)
+    return store
+
+
+def site_total(store: Store, site: str) -> dict[str, object] | None:
+    """The derived accelerator-count claim of a site: its IRI, value, tier and inputs, or None."""
+    rows = list(store.query(f"""
+        SELECT ?claim ?value ?tier ?basis ?rank ?activity WHERE {{
+          ?claim a hpc:DerivedClaim ; hpc:about site:{site} ; hpc:property hpc:acceleratorCount ;
+                 hpc:value ?value ; hpc:tier ?tier ; hpc:basis ?basis ; hpc:rank ?rank ;
+                 prov:wasGeneratedBy ?activity .
+        }}"""))
+    if not rows:
+        return None
+    assert len(rows) == 1, f"one derived total per site, got {len(rows)}"
+    row = rows[0]
+    inputs = {r["input"].value.removeprefix(ID + "claim/") for r in store.query(
+        f"SELECT ?input WHERE {{ <{row['claim'].value}> prov:wasDerivedFrom ?input }}")}
+    sources = list(store.query(f"SELECT ?s WHERE {{ <{row['claim'].value}> prov:hadPrimarySource ?s }}"))
+    return {"claim": row["claim"].value, "value": int(row["value"].value),
+            "tier": row["tier"].value.removeprefix(VOCAB + "tier/"),
+            "basis": row["basis"].value.removeprefix(VOCAB + "basis/"),
+            "rank": row["rank"].value.removeprefix(VOCAB + "rank/"),
+            "activity": row["activity"].value.removeprefix(ID + "activity/"),
+            "inputs": inputs, "sources": len(sources)}
+
+
+REPORTED = "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:rank rank:preferred"
+
+
+def test_rules_run_in_file_name_order_and_each_run_is_a_recorded_activity():
+    names = [path.stem for path in rule_files()]
+    assert names == sorted(names) and names[0] == "10-truthy"
+    assert {"20-rollup", "30-site-totals"} <= set(names)
+    store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"]))
+    for name in names:
+        assert store.query(f"""ASK {{ GRAPH <{DERIVED_GRAPH}> {{
+            act:derive-{name} a hpc:Derivation ; hpc:rule "{name}" ; prov:wasAssociatedWith ?software }} }}"""), \
+            f"rule {name} has no recorded hpc:Derivation activity"
+
+
+def test_site_total_carries_provenance_and_the_weakest_input_tier():
+    store = derive(
+        system("alpha", "one", [f"{REPORTED} ; hpc:value 100"])
+        + system("beta", "one", ["hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:rank rank:preferred ;"
+                                 " hpc:basis basis:reported ; hpc:value 50"])
+        + system("gamma", "two", [f"{REPORTED} ; hpc:value 7"]))
+    one = site_total(store, "one")
+    assert one == {
+        "claim": f"{ID}claim/one-accelerator-count-derived", "value": 150, "tier": "lead",
+        "basis": "derived", "rank": "preferred", "activity": "derive-30-site-totals",
+        "inputs": {"alpha-q1", "beta-q1"}, "sources": 0}
+    two = site_total(store, "two")
+    assert two is not None and two["value"] == 7 and two["tier"] == "reported"
+    assert two["inputs"] == {"gamma-q1"}
+    # the derived claim is a hpc:Claim too, so generic claim queries (truthy, tier counts) see it
+    assert store.query(f"ASK {{ <{one['claim']}> a hpc:Claim }}")
+    # and the site gets its truthy triple, since rule 10 ran before the claim existed
+    assert store.query("ASK { site:one hpc:acceleratorCount 150 }")
+
+
+@pytest.mark.parametrize(("case", "claims", "expected"), [
+    ("machine-generated never counts",
+     [f"{REPORTED} ; hpc:value 100", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:rank rank:preferred ;"
+      " hpc:basis basis:machine-generated ; hpc:value 100000"], (100, {"q1"})),
+    ("excluded from totals never counts",
+     [f"{REPORTED} ; hpc:value 100 ; hpc:excludedFromTotals true",
+      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90"], (90, {"q2"})),
+    ("bounded-only never counts",
+     [f"{REPORTED} ; hpc:minExclusive 10000", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:value 80"],
+     (80, {"q2"})),
+    ("deprecated never counts",
+     ["hpc:property hpc:quantity ; hpc:tier tier:verified ; hpc:rank rank:deprecated ; hpc:value 999",
+      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 70"], (70, {"q2"})),
+    ("preferred beats a higher-tier normal claim",
+     [f"{REPORTED} ; hpc:value 10", "hpc:property hpc:quantity ; hpc:tier tier:verified ; hpc:value 20"],
+     (10, {"q1"})),
+    ("of two normal claims only the higher tier counts, once",
+     ["hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:value 30",
+      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 40"], (40, {"q2"})),
+])
+def test_only_one_eligible_quantity_per_component_counts(case, claims, expected):
+    store = derive(system("alpha", "one", claims) + system("beta", "one", [f"{REPORTED} ; hpc:value 1"]))
+    total = site_total(store, "one")
+    assert total is not None, case
+    value, inputs = expected
+    assert (total["value"], total["inputs"]) == (value + 1, {f"alpha-{q}" for q in inputs} | {"beta-q1"}), case
+
+
+def test_no_total_when_nothing_counts_and_machine_generated_site_claims_are_ignored():
+    store = derive(
+        system("alpha", "one", ["hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:rank rank:preferred ;"
+                                " hpc:basis basis:machine-generated ; hpc:value 100000"])
+        + system("beta", "two", [f"{REPORTED} ; hpc:value 5"], site_extra="; hpc:basis basis:machine-generated "))
+    assert site_total(store, "one") is None
+    assert site_total(store, "two") is None
+
+
+def test_accelerator_quantity_is_derived_from_nodes_times_per_node_when_missing():
+    store = derive(system("alpha", "one", [
+        "hpc:property hpc:nodeCount ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 4",
+        "hpc:property hpc:perNode ; hpc:tier tier:lead ; hpc:rank rank:preferred ; hpc:value 8"]))
+    rows = list(store.query("""
+        SELECT ?claim ?value ?tier ?basis ?activity WHERE {
+          ?claim a hpc:DerivedClaim ; hpc:about cmp:alpha-accelerator ; hpc:property hpc:quantity ;
+                 hpc:value ?value ; hpc:tier ?tier ; hpc:basis ?basis ; prov:wasGeneratedBy ?activity .
+        }"""))
+    assert [(r["claim"].value, int(r["value"].value), r["tier"].value, r["basis"].value, r["activity"].value)
+            for r in rows] == [(f"{ID}claim/alpha-accelerator-quantity-derived", 32, f"{VOCAB}tier/lead",
+                                f"{VOCAB}basis/derived", f"{ID}activity/derive-25-component-quantity")]
+    inputs = {r["i"].value for r in store.query(
+        "SELECT ?i WHERE { claim:alpha-accelerator-quantity-derived prov:wasDerivedFrom ?i }")}
+    assert inputs == {f"{ID}claim/alpha-q1", f"{ID}claim/alpha-q2"}
+    total = site_total(store, "one")
+    assert total is not None and total["value"] == 32 and total["tier"] == "lead"
+    assert total["inputs"] == {"alpha-accelerator-quantity-derived"}
+
+
+def test_a_stated_quantity_is_never_overridden_by_nodes_times_per_node():
+    store = derive(system("alpha", "one", [
+        f"{REPORTED} ; hpc:value 30",
+        "hpc:property hpc:nodeCount ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 4",
+        "hpc:property hpc:perNode ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 8"]))
+    assert not store.query("ASK { ?c a hpc:DerivedClaim ; hpc:property hpc:quantity }")
+    assert site_total(store, "one")["value"] == 30
+
+
+LINEAGE = """
+orgn:maker a hpc:Organisation .
+orgn:buyer a hpc:Organisation .
+orgn:renamed a hpc:Organisation .
+orgn:alone a hpc:Organisation .
+claim:maker-acquired-by a hpc:Claim ; hpc:about orgn:maker ; hpc:property hpc:acquiredBy ;
+    hpc:value orgn:buyer ; hpc:tier tier:reported ; hpc:rank rank:preferred ; prov:hadPrimarySource src:wiki .
+claim:buyer-renamed-to a hpc:Claim ; hpc:about orgn:buyer ; hpc:property hpc:renamedTo ;
+    hpc:value orgn:renamed ; hpc:tier tier:reported ; hpc:rank rank:preferred ; prov:hadPrimarySource src:wiki .
+claim:alone-acquired-by-old a hpc:Claim ; hpc:about orgn:alone ; hpc:property hpc:acquiredBy ;
+    hpc:value orgn:buyer ; hpc:tier tier:lead ; hpc:rank rank:deprecated ; prov:hadPrimarySource src:wiki .
+"""
+
+
+def test_rollup_follows_acquisitions_and_renamings_to_the_end():
+    store = derive(LINEAGE)
+    pairs = {(r["o"].value.removeprefix(ID + "org/"), r["p"].value.removeprefix(ID + "org/"))
+             for r in store.query(f"SELECT ?o ?p WHERE {{ GRAPH <{DERIVED_GRAPH}> {{ ?o hpc:rollsUpTo ?p }} }}")}
+    assert pairs == {("maker", "renamed"), ("buyer", "renamed"), ("renamed", "renamed"), ("alone", "alone")}
+
+
+def test_rollsupto_is_defined_in_the_ontology():
+    store = derive("")
+    assert store.query("ASK { hpc:rollsUpTo rdfs:label ?l ; rdfs:comment ?c }")
