@@ -1,0 +1,309 @@
+"""Reading claims, labels and ontology metadata with SPARQL, and formatting claimed values as figures.
+
+Everything a page shows about a term (its label, unit, display order, which section it belongs in) comes
+from the ontology in the store; nothing here hard-codes a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
+
+import pyoxigraph as ox
+
+from hpckg.namespaces import ONTOLOGY, VOCAB, hpc
+from hpckg.page.model import ABSENT, Figure, Link, SourceLink, Tier
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+INTEGER_TYPES = {XSD + name for name in (
+    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
+    "unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte", "negativeInteger", "nonPositiveInteger")}
+DECIMAL_TYPES = {XSD + "decimal", XSD + "double", XSD + "float"}
+
+RANK_PREFERRED = VOCAB + "rank/preferred"
+RANK_DEPRECATED = VOCAB + "rank/deprecated"
+BASIS_MACHINE = VOCAB + "basis/machine-generated"
+BASIS_DERIVED = VOCAB + "basis/derived"
+PRECISION_EXACT = VOCAB + "precision/exact"
+BOUNDS = ("minExclusive", "minInclusive", "maxExclusive", "maxInclusive")
+# A unit the ontology gives as "fraction" (between 0 and 1) is shown as a percentage.
+FRACTION_UNIT = "fraction"
+
+
+def iri_list(iris: Iterable[str]) -> str:
+    """A SPARQL VALUES body for IRIs read from the store (never for user input)."""
+    return " ".join(f"<{iri}>" for iri in dict.fromkeys(iris)
+                    if iri and iri.startswith(("http://", "https://")) and not set(iri) & set('<> "{}|\\^`'))
+
+
+def term_value(term: object) -> object:
+    """A pyoxigraph term as a Python value: IRIs as strings, numbers as int/Decimal, other literals as text."""
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.Literal):
+        datatype = term.datatype.value if term.datatype is not None else ""
+        try:
+            if datatype in INTEGER_TYPES:
+                return int(term.value)
+            if datatype in DECIMAL_TYPES:
+                return Decimal(term.value)
+        except (ValueError, InvalidOperation):
+            return term.value
+        if datatype == XSD + "boolean":
+            return term.value in ("true", "1")
+        return term.value
+    return getattr(term, "value", None)
+
+
+def select(store, sparql: str) -> list[dict[str, object]]:
+    """Run a SELECT and return each solution as {variable: Python value}, unbound variables left out."""
+    result = store.query(sparql)
+    names = [variable.value for variable in result.variables]
+    rows = []
+    for solution in result:
+        row = {}
+        for name in names:
+            term = solution[name]
+            if term is not None:
+                row[name] = term_value(term)
+        rows.append(row)
+    return rows
+
+
+def labels(store, iris: Iterable[str]) -> dict[str, str]:
+    """The English (or language-less) rdfs:label, else skos:prefLabel, of each IRI that has one."""
+    values = iri_list(iris)
+    if not values:
+        return {}
+    rows = select(store, f"""
+        SELECT ?s ?label ?kind WHERE {{
+          VALUES ?s {{ {values} }}
+          {{ ?s rdfs:label ?label BIND(1 AS ?kind) }} UNION {{ ?s skos:prefLabel ?label BIND(2 AS ?kind) }}
+          FILTER (lang(?label) = "" || langMatches(lang(?label), "en"))
+        }} ORDER BY ?s ?kind ?label""")
+    found: dict[str, str] = {}
+    for row in rows:
+        found.setdefault(str(row["s"]), str(row["label"]))
+    return found
+
+
+def format_number(value: object, *, unit: str = "") -> str:
+    """'2,416' for integers, '0.6' for decimals (no trailing zeros), '55.2' for a fraction 0.552."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, Decimal):
+        if unit == FRACTION_UNIT:
+            value = value * 100
+        if value == value.to_integral_value():
+            return f"{int(value):,}"
+        return f"{value.normalize():,f}"
+    return str(value)
+
+
+@dataclass
+class PropertyInfo:
+    """What the ontology says about one claim property."""
+
+    iri: str
+    label: str
+    unit: str = ""
+    order: float = 1000.0
+    classes: set[str] = field(default_factory=set)
+
+    def is_a(self, local: str) -> bool:
+        return hpc(local) in self.classes
+
+
+@dataclass
+class Ontology:
+    """The ontology terms pages need: claim properties, tiers, bound labels, the citation threshold."""
+
+    properties: dict[str, PropertyInfo]
+    tiers: dict[str, Tier]
+    bound_labels: dict[str, str]
+    threshold: Tier | None
+
+    @property
+    def lead_rank(self) -> int:
+        return min((tier.rank for tier in self.tiers.values()), default=1)
+
+    def prop(self, iri: str) -> PropertyInfo:
+        return self.properties.get(iri) or PropertyInfo(iri, iri.removeprefix(ONTOLOGY))
+
+    @classmethod
+    def read(cls, store) -> Ontology:
+        properties: dict[str, PropertyInfo] = {}
+        for row in select(store, """
+            SELECT ?p ?class ?label ?unit ?order WHERE {
+              ?p a ?class . ?class rdfs:subClassOf* hpc:ClaimProperty .
+              OPTIONAL { ?p rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }
+              OPTIONAL { ?p hpc:unit ?unit }
+              OPTIONAL { ?p hpc:displayOrder ?order }
+            }"""):
+            iri = str(row["p"])
+            info = properties.setdefault(iri, PropertyInfo(iri, str(row.get("label") or iri)))
+            info.classes.add(str(row["class"]))
+            if "unit" in row:
+                info.unit = str(row["unit"])
+            if "order" in row:
+                info.order = float(row["order"])  # type: ignore[arg-type]
+        tiers = {}
+        for row in select(store, """
+            SELECT ?tier ?label ?rank WHERE {
+              ?tier skos:inScheme hpc:TierScheme ; hpc:tierRank ?rank .
+              OPTIONAL { ?tier rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }
+            }"""):
+            iri = str(row["tier"])
+            tiers[iri] = Tier(iri, str(row.get("label") or iri.rsplit("/", 1)[-1]), int(row["rank"]))
+        bound_labels = labels(store, [hpc(name) for name in BOUNDS])
+        threshold_rows = select(store, "SELECT ?t WHERE { hpc:TierScheme hpc:citationThreshold ?t }")
+        threshold = tiers.get(str(threshold_rows[0]["t"])) if threshold_rows else None
+        return cls(properties, tiers, bound_labels, threshold)
+
+
+@dataclass
+class Claim:
+    """One claim as read from the store, before formatting."""
+
+    iri: str
+    about: str
+    property: str
+    value: object = None
+    bounds: dict[str, object] = field(default_factory=dict)
+    tier: str | None = None
+    basis: str | None = None
+    rank: str | None = None
+    as_of: str | None = None
+    notes: list[str] = field(default_factory=list)
+    precision: str | None = None
+    sources: list[SourceLink] = field(default_factory=list)
+
+    @property
+    def deprecated(self) -> bool:
+        return self.rank == RANK_DEPRECATED
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.rank != RANK_PREFERRED, str(self.as_of or ""), self.iri)
+
+
+def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
+    host = ""
+    if url:
+        host = (urlsplit(url).hostname or "").removeprefix("www.")
+    return SourceLink(iri=iri, url=url, host=host or title or iri.rsplit("/", 1)[-1], title=title)
+
+
+def read_claims(store, entities: Iterable[str]) -> dict[str, list[Claim]]:
+    """Every claim about the given entities (derived claims included), grouped by entity, with sources.
+
+    A derived claim has no primary source of its own: its sources are those of the claims it was derived
+    from, followed through prov:wasDerivedFrom."""
+    values = iri_list(entities)
+    if not values:
+        return {}
+    claims: dict[str, Claim] = {}
+    for row in select(store, f"""
+        SELECT ?claim ?about ?property ?value ?minExclusive ?minInclusive ?maxExclusive ?maxInclusive
+               ?tier ?basis ?rank ?asOf ?note ?precision WHERE {{
+          VALUES ?about {{ {values} }}
+          ?claim hpc:about ?about ; hpc:property ?property ; a ?type .
+          ?type rdfs:subClassOf* hpc:Claim .
+          OPTIONAL {{ ?claim hpc:value ?value }}
+          OPTIONAL {{ ?claim hpc:minExclusive ?minExclusive }}
+          OPTIONAL {{ ?claim hpc:minInclusive ?minInclusive }}
+          OPTIONAL {{ ?claim hpc:maxExclusive ?maxExclusive }}
+          OPTIONAL {{ ?claim hpc:maxInclusive ?maxInclusive }}
+          OPTIONAL {{ ?claim hpc:tier ?tier }}
+          OPTIONAL {{ ?claim hpc:basis ?basis }}
+          OPTIONAL {{ ?claim hpc:rank ?rank }}
+          OPTIONAL {{ ?claim hpc:asOf ?asOf }}
+          OPTIONAL {{ ?claim skos:note ?note }}
+          OPTIONAL {{ ?claim hpc:precision ?precision }}
+        }}"""):
+        iri = str(row["claim"])
+        claim = claims.get(iri)
+        if claim is None:
+            claim = claims[iri] = Claim(iri=iri, about=str(row["about"]), property=str(row["property"]),
+                                        value=row.get("value"), tier=_str(row.get("tier")),
+                                        basis=_str(row.get("basis")), rank=_str(row.get("rank")),
+                                        as_of=_str(row.get("asOf")), precision=_str(row.get("precision")))
+            claim.bounds = {name: row[name] for name in BOUNDS if name in row}
+        note = row.get("note")
+        if note and note not in claim.notes:
+            claim.notes.append(str(note))
+    for row in select(store, f"""
+        SELECT DISTINCT ?claim ?source ?url ?title WHERE {{
+          VALUES ?about {{ {values} }}
+          ?claim hpc:about ?about ; prov:wasDerivedFrom* ?input .
+          ?input prov:hadPrimarySource ?source .
+          OPTIONAL {{ ?source schema:url ?url }}
+          OPTIONAL {{ ?source dcterms:title ?title }}
+        }} ORDER BY ?claim ?source"""):
+        claim = claims.get(str(row["claim"]))
+        if claim is not None and not any(s.iri == row["source"] for s in claim.sources):
+            claim.sources.append(source_link(str(row["source"]), _str(row.get("url")), _str(row.get("title"))))
+    grouped: dict[str, list[Claim]] = {}
+    for claim in sorted(claims.values(), key=lambda c: c.sort_key):
+        grouped.setdefault(claim.about, []).append(claim)
+    return grouped
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+class Formatter:
+    """Turns claims into Figures using the ontology's units and labels and the labels of entity values."""
+
+    def __init__(self, ontology: Ontology, names: dict[str, str]):
+        self.ontology = ontology
+        self.names = names
+
+    def name(self, iri: str | None) -> str:
+        if not iri:
+            return ABSENT
+        return self.names.get(iri) or iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+
+    def link(self, iri: str | None) -> Link | None:
+        return Link(self.name(iri), iri) if iri else None
+
+    def text(self, claim: Claim, unit: str) -> str:
+        value = claim.value
+        if isinstance(value, str) and value.startswith(("http://", "https://")) and value in self.names:
+            shown = self.names[value]
+        elif value is not None:
+            shown = format_number(value, unit=unit)
+        else:
+            shown = ""
+        if shown and claim.precision and claim.precision != PRECISION_EXACT:
+            shown = f"about {shown}"
+        bounds = " and ".join(
+            f"{self.ontology.bound_labels.get(hpc(name), name)} {format_number(bound, unit=unit)}"
+            for name, bound in claim.bounds.items())
+        if shown and bounds:
+            return f"{shown} ({bounds})"
+        return shown or bounds or ABSENT
+
+    def figure(self, claim: Claim) -> Figure:
+        info = self.ontology.prop(claim.property)
+        unit = "%" if info.unit == FRACTION_UNIT else info.unit
+        tier = self.ontology.tiers.get(claim.tier or "")
+        machine = claim.basis == BASIS_MACHINE
+        value_is_entity = isinstance(claim.value, str) and claim.value.startswith(("http://", "https://"))
+        return Figure(
+            text=self.text(claim, info.unit), unit=unit, claim=claim.iri,
+            entity=claim.value if value_is_entity else None,  # type: ignore[arg-type]
+            tier=tier, basis=self.link(claim.basis), as_of=claim.as_of,
+            note=" ".join(claim.notes) or None, sources=tuple(claim.sources),
+            lead=machine or (tier is not None and tier.rank <= self.ontology.lead_rank),
+            machine_generated=machine, value=claim.value)
+
+
+def weakest(tiers: Iterable[Tier | None]) -> Tier | None:
+    present = [tier for tier in tiers if tier is not None]
+    return min(present, key=lambda tier: tier.rank) if present else None

@@ -1,0 +1,327 @@
+"""Read one system's page from the graph with SPARQL: `find_system` resolves what a user typed,
+`system_page` gathers every section into a SystemPage."""
+
+from __future__ import annotations
+
+import difflib
+from decimal import Decimal
+
+from hpckg.errors import UnknownNameError
+from hpckg.namespaces import ID, PREFIXES, hpc
+from hpckg.page.claims import (
+    BASIS_DERIVED,
+    Claim,
+    Formatter,
+    Ontology,
+    format_number,
+    iri_list,
+    labels,
+    read_claims,
+    select,
+    source_link,
+    weakest,
+)
+from hpckg.page.model import (
+    ChangeEntry,
+    ComponentRow,
+    Figure,
+    Link,
+    Preamble,
+    Row,
+    SourceCheckRow,
+    SourceLink,
+    SystemPage,
+    TimelineEvent,
+)
+
+# The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
+# model FLOPs utilisation) are listed only when claimed. Labels and units come from the ontology.
+LISTED_PERFORMANCE = tuple(hpc(name) for name in ("rmax", "rpeak", "cores", "powerKW", "gflopsPerWatt"))
+HEADER_PROPERTIES = {hpc("country"): "country", hpc("status"): "status", hpc("systemKind"): "kind",
+                     hpc("operator"): "operator"}
+DATASET_FIGURES = {hpc("systemCount"): "system_count",
+                   hpc("systemsWithNamingCitation"): "with_naming_citation",
+                   hpc("weaklySourcedSystems"): "weakly_sourced"}
+PART_SUMMARY_EXCLUDED = {hpc("maker"), hpc("partCategory")}
+
+
+def find_system(store, ref: str) -> str:
+    """The IRI of the system `ref` names: a slug, an IRI (or sys: CURIE), a label or an alias, in any case.
+
+    Raises UnknownNameError naming the closest known systems when nothing matches."""
+    wanted = ref.strip()
+    if wanted.startswith("sys:"):
+        wanted = PREFIXES["sys"] + wanted[4:]
+    rows = select(store, """
+        SELECT ?system ?name ?how WHERE {
+          ?system a hpc:System .
+          { ?system hpc:slug ?name BIND(1 AS ?how) } UNION { ?system rdfs:label ?name BIND(2 AS ?how) }
+          UNION { ?system skos:altLabel ?name BIND(3 AS ?how) }
+        }""")
+    systems = {str(row["system"]) for row in rows}
+    if wanted in systems:
+        return wanted
+    folded = wanted.casefold()
+    for how in (1, 2, 3):
+        matches = sorted({str(row["system"]) for row in rows
+                          if row["how"] == how and str(row["name"]).casefold() == folded})
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise UnknownNameError(f"{ref!r} names several systems: {', '.join(matches)}; "
+                                   "give a slug or an IRI instead")
+    names = {str(row["name"]) for row in rows if row["how"] == 1}
+    names |= {str(row["name"]) for row in rows if row["how"] != 1}
+    by_fold = {name.casefold(): name for name in names}
+    close = [by_fold[name] for name in difflib.get_close_matches(folded, list(by_fold), n=5, cutoff=0.5)]
+    if not close:
+        close = sorted(str(row["name"]) for row in rows if row["how"] == 1)[:5]
+    hint = f"; closest matches: {', '.join(close)}" if close else "; the graph holds no systems (build it first)"
+    raise UnknownNameError(f"no system named {ref!r}{hint}")
+
+
+def system_page(store, iri: str) -> SystemPage:
+    """Everything the page of system `iri` shows, read from the store."""
+    ontology = Ontology.read(store)
+    identity = select(store, f"""
+        SELECT ?label ?slug ?alias ?read WHERE {{
+          BIND(<{iri}> AS ?s)
+          OPTIONAL {{ ?s rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }}
+          OPTIONAL {{ ?s hpc:slug ?slug }}
+          OPTIONAL {{ ?s skos:altLabel ?alias }}
+          OPTIONAL {{ ?s hpc:read ?read }}
+        }} ORDER BY ?alias""")
+    if not identity or not any(identity):
+        raise UnknownNameError(f"no system with IRI {iri}")
+    first = identity[0]
+    page = SystemPage(iri=iri, label=str(first.get("label") or iri.rsplit("/", 1)[-1]),
+                      slug=_opt(first.get("slug")), read=_opt(first.get("read")),
+                      citation_threshold=ontology.threshold)
+    page.aliases = list(dict.fromkeys(str(row["alias"]) for row in identity if "alias" in row))
+
+    components = select(store, f"""
+        SELECT ?component ?role ?order WHERE {{
+          ?component hpc:componentOf <{iri}> .
+          OPTIONAL {{ ?component hpc:role ?role OPTIONAL {{ ?role hpc:displayOrder ?order }} }}
+        }}""")
+    component_iris = [str(row["component"]) for row in components]
+    claims = read_claims(store, [iri, *component_iris])
+    part_iris = [str(c.value) for cmp in component_iris for c in claims.get(cmp, [])
+                 if c.property == hpc("partModel") and not c.deprecated]
+    part_claims = read_claims(store, part_iris)
+    claims.update(part_claims)
+
+    entity_values = {str(c.value) for group in claims.values() for c in group if isinstance(c.value, str)}
+    orgs = {v for v in entity_values if v.startswith(ID + "org/")}
+    parents = today_parents(store, orgs)
+    named = (entity_values | set(parents.values()) | {str(r.get("role")) for r in components}
+             | {c.basis for group in claims.values() for c in group if c.basis} | {BASIS_DERIVED})
+    formatter = Formatter(ontology, labels(store, named))
+
+    system_claims = [c for c in claims.get(iri, []) if not c.deprecated]
+    for prop, attribute in HEADER_PROPERTIES.items():
+        found = [c for c in system_claims if c.property == prop]
+        if found:
+            setattr(page, attribute, formatter.figure(found[0]))
+    page.performance = performance_rows(system_claims, ontology, formatter)
+    page.metrics = rows_of(system_claims, ontology, formatter, "DatacenterMetricProperty")
+    page.facts = [row for row in rows_of(system_claims, ontology, formatter, "ClaimProperty")
+                  if not _sectioned(ontology, row.property)]
+    page.timeline = sorted(
+        (TimelineEvent(date=row.figure.text, label=row.label, figure=row.figure)
+         for row in rows_of(system_claims, ontology, formatter, "TimelineProperty")),
+        key=lambda event: (event.date, event.label))
+    order = {str(row["component"]): float(row.get("order", 1000)) for row in components}  # type: ignore[arg-type]
+    roles = {str(row["component"]): str(row.get("role", "")) for row in components}
+    page.components = [
+        component_row(cmp, roles[cmp], claims, parents, ontology, formatter)
+        for cmp in sorted(order, key=lambda c: (order[c], c))]
+    page.preamble = read_preamble(store, ontology)
+    page.changes = read_changes(store, iri)
+    page.checks = read_checks(store, iri)
+    seen: dict[str, SourceLink] = {}
+    for figure in page.figures:
+        for source in figure.sources:
+            seen.setdefault(source.iri, source)
+    for check in page.checks:
+        if check.source:
+            seen.setdefault(check.source.iri, check.source)
+    page.sources = list(seen.values())
+    return page
+
+
+def _opt(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _sectioned(ontology: Ontology, prop: str | None) -> bool:
+    """True for properties shown in a section of their own rather than among the facts."""
+    info = ontology.prop(prop or "")
+    return any(info.is_a(kind) for kind in (
+        "PerformanceProperty", "DatacenterMetricProperty", "TimelineProperty", "LineageProperty"))
+
+
+def rows_of(claims: list[Claim], ontology: Ontology, formatter: Formatter, kind: str) -> list[Row]:
+    """One row per claim whose property is of the given ontology class, in the ontology's display order."""
+    chosen = [c for c in claims if ontology.prop(c.property).is_a(kind)]
+    chosen.sort(key=lambda c: (ontology.prop(c.property).order, c.sort_key))
+    return [Row(ontology.prop(c.property).label, formatter.figure(c), c.property) for c in chosen]
+
+
+def performance_rows(claims: list[Claim], ontology: Ontology, formatter: Formatter) -> list[Row]:
+    """Measured performance: the listed figures ('-' when absent), Rmax ÷ Rpeak after Rpeak, then any other
+    claimed performance property."""
+    by_property: dict[str, Claim] = {}
+    for claim in claims:
+        if ontology.prop(claim.property).is_a("PerformanceProperty"):
+            by_property.setdefault(claim.property, claim)
+    wanted = set(LISTED_PERFORMANCE) | set(by_property)
+    rows: list[Row] = []
+    for prop in sorted(wanted, key=lambda p: (ontology.prop(p).order, p)):
+        info = ontology.prop(prop)
+        claim = by_property.get(prop)
+        figure = formatter.figure(claim) if claim else Figure(unit=info.unit)
+        rows.append(Row(info.label, figure, prop))
+        if prop == hpc("rpeak"):
+            rows.append(efficiency_row(by_property, ontology, formatter))
+    return rows
+
+
+def efficiency_row(by_property: dict[str, Claim], ontology: Ontology, formatter: Formatter) -> Row:
+    """Rmax ÷ Rpeak as a percentage, derived from the two claims and as sure as the weaker of them."""
+    label = f"{ontology.prop(hpc('rmax')).label} ÷ {ontology.prop(hpc('rpeak')).label}"
+    rmax, rpeak = by_property.get(hpc("rmax")), by_property.get(hpc("rpeak"))
+    if not (rmax and rpeak and isinstance(rmax.value, int | Decimal) and isinstance(rpeak.value, int | Decimal)
+            and rpeak.value):
+        return Row(label, Figure())
+    ratio = (Decimal(rmax.value) / Decimal(rpeak.value) * 100).quantize(Decimal("0.1"))
+    inputs = [formatter.figure(rmax), formatter.figure(rpeak)]
+    tier = weakest(f.tier for f in inputs)
+    return Row(label, Figure(text=format_number(ratio), unit="%", tier=tier,
+                             basis=formatter.link(BASIS_DERIVED),
+                             sources=tuple(dict.fromkeys(s for f in inputs for s in f.sources)),
+                             lead=any(f.lead for f in inputs), value=ratio))
+
+
+def today_parents(store, orgs: set[str]) -> dict[str, str]:
+    """Each organisation's parent today, where it differs: hpc:rollsUpTo when materialised, else the end of
+    the hpc:acquiredBy / hpc:renamedTo chain (read from the truthy triples)."""
+    values = iri_list(orgs)
+    if not values:
+        return {}
+    parents: dict[str, str] = {}
+    for row in select(store, f"""
+        SELECT ?org ?parent ?how WHERE {{
+          VALUES ?org {{ {values} }}
+          {{ ?org hpc:rollsUpTo ?parent BIND(1 AS ?how) }}
+          UNION
+          {{ ?org (hpc:acquiredBy|hpc:renamedTo)+ ?parent BIND(2 AS ?how)
+             FILTER NOT EXISTS {{ ?parent hpc:acquiredBy|hpc:renamedTo ?next FILTER (?next != ?parent) }} }}
+        }} ORDER BY ?org ?how ?parent"""):
+        org, parent = str(row["org"]), str(row["parent"])
+        if parent != org:
+            parents.setdefault(org, parent)
+    return parents
+
+
+def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: dict[str, str],
+                  ontology: Ontology, formatter: Formatter) -> ComponentRow:
+    own = [c for c in claims.get(iri, []) if not c.deprecated]
+    figures = [formatter.figure(c) for c in own]
+
+    def first(prop: str) -> Figure:
+        return next((f for c, f in zip(own, figures, strict=True) if c.property == prop), Figure())
+
+    part_figure = first(hpc("partModel"))
+    part_iri = part_figure.entity
+    part_own = [c for c in claims.get(part_iri or "", []) if not c.deprecated]
+    maker_iri = next((str(c.value) for c in part_own if c.property == hpc("maker")), None)
+    specs = [f"{ontology.prop(c.property).label}: {formatter.figure(c).display}"
+             for c in sorted(part_own, key=lambda c: (ontology.prop(c.property).order, c.sort_key))
+             if c.property not in PART_SUMMARY_EXCLUDED]
+    supplier_iri = first(hpc("supplierAtBuild")).entity
+    detail = first(hpc("detail"))
+    sources = tuple(dict.fromkeys(s for f in figures for s in f.sources))
+    return ComponentRow(
+        iri=iri, role=formatter.link(role) or Link("-"), part=formatter.link(part_iri),
+        detail=detail.text if detail.present else None, specs=specs,
+        supplier=formatter.link(supplier_iri), supplier_parent=formatter.link(parents.get(supplier_iri or "")),
+        maker=formatter.link(maker_iri), maker_parent=formatter.link(parents.get(maker_iri or "")),
+        quantities=[f for c, f in zip(own, figures, strict=True) if c.property == hpc("quantity")],
+        nodes=first(hpc("nodeCount")), per_node=first(hpc("perNode")),
+        tier=weakest(f.tier for f in figures), sources=sources,
+        lead=any(f.lead for f in figures), figures=figures)
+
+
+def read_preamble(store, ontology: Ontology) -> Preamble:
+    """The dataset-level figures from the hpc:Dataset that states how many systems it holds."""
+    rows = select(store, """
+        SELECT ?dataset ?description WHERE {
+          ?dataset a hpc:Dataset .
+          ?claim hpc:about ?dataset ; hpc:property hpc:systemCount .
+          OPTIONAL { ?dataset dcterms:description|rdfs:comment ?description
+                     FILTER (lang(?description) = "" || langMatches(lang(?description), "en")) }
+        } ORDER BY ?dataset ?description LIMIT 1""")
+    if not rows:
+        return Preamble()
+    dataset = str(rows[0]["dataset"])
+    preamble = Preamble(dataset=dataset, description=_opt(rows[0].get("description")))
+    formatter = Formatter(ontology, {})
+    for claim in read_claims(store, [dataset]).get(dataset, []):
+        attribute = DATASET_FIGURES.get(claim.property)
+        if attribute and not claim.deprecated and not getattr(preamble, attribute).present:
+            setattr(preamble, attribute, formatter.figure(claim))
+    return preamble
+
+
+def read_changes(store, iri: str) -> list[ChangeEntry]:
+    rows = select(store, f"""
+        SELECT ?entry ?date ?text WHERE {{
+          ?entry a hpc:ChangeEntry ; hpc:changedEntity <{iri}> .
+          OPTIONAL {{ ?entry dcterms:date ?date }}
+          OPTIONAL {{ ?entry rdfs:comment ?text }}
+        }} ORDER BY ?date ?entry""")
+    entries: dict[str, ChangeEntry] = {}
+    for row in rows:
+        entry = str(row["entry"])
+        entries.setdefault(entry, ChangeEntry(entry, str(row.get("date", "")), str(row.get("text", ""))))
+    return sorted(entries.values(), key=lambda e: (e.date, e.iri))
+
+
+def read_checks(store, iri: str) -> list[SourceCheckRow]:
+    rows = select(store, f"""
+        SELECT ?check ?source ?url ?title ?ended ?command ?result ?resultLabel ?passes ?software ?swLabel
+               ?term ?count WHERE {{
+          ?check a hpc:SourceCheck ; hpc:checkedSystem <{iri}> .
+          OPTIONAL {{ ?check prov:used ?source
+                      OPTIONAL {{ ?source schema:url ?url }} OPTIONAL {{ ?source dcterms:title ?title }} }}
+          OPTIONAL {{ ?check prov:endedAtTime ?ended }}
+          OPTIONAL {{ ?check hpc:checkedBy ?command }}
+          OPTIONAL {{ ?check hpc:checkResult ?result
+                      OPTIONAL {{ ?result rdfs:label ?resultLabel }} OPTIONAL {{ ?result hpc:passes ?passes }} }}
+          OPTIONAL {{ ?check prov:wasAssociatedWith ?software OPTIONAL {{ ?software rdfs:label ?swLabel }} }}
+          OPTIONAL {{ ?check hpc:termFound ?term }}
+          OPTIONAL {{ ?check hpc:countFound ?count }}
+        }} ORDER BY ?check ?term ?count""")
+    checks: dict[str, SourceCheckRow] = {}
+    for row in rows:
+        key = str(row["check"])
+        check = checks.get(key)
+        if check is None:
+            ended = _opt(row.get("ended"))
+            source = (source_link(str(row["source"]), _opt(row.get("url")), _opt(row.get("title")))
+                      if "source" in row else None)
+            software = Link(str(row.get("swLabel") or row["software"]), str(row["software"])) \
+                if "software" in row else None
+            check = checks[key] = SourceCheckRow(
+                iri=key, source=source,
+                result=str(row.get("resultLabel") or str(row.get("result", "-")).rsplit("/", 1)[-1]),
+                passes=row.get("passes") if isinstance(row.get("passes"), bool) else None,
+                terms=[], counts=[], checked=ended[:10] if ended else None,
+                command=_opt(row.get("command")), software=software, result_iri=_opt(row.get("result")))
+        term, count = row.get("term"), row.get("count")
+        if term is not None and str(term) not in check.terms:
+            check.terms.append(str(term))
+        if count is not None and str(count) not in check.counts:
+            check.counts.append(str(count))
+    return sorted(checks.values(), key=lambda c: (c.source.host if c.source else "", c.checked or "", c.iri))

@@ -1,0 +1,166 @@
+"""The fixed wording of a system page and the plain-text pieces both renderers share. Values are plain
+text here; each renderer escapes them for its own format."""
+
+from __future__ import annotations
+
+from hpckg.namespaces import VOCAB
+from hpckg.page.model import ABSENT, ComponentRow, Figure, Link, SourceCheckRow, SystemPage
+
+BASIS_DERIVED = VOCAB + "basis/derived"
+DOES_NOT_NAME = VOCAB + "check-result/does-not-name-system"
+BREADCRUMB = ("Supercomputers", "Systems")
+PERFORMANCE_NOTE = (
+    "Figures are as last publicly reported for the configuration described below, not a live measurement. "
+    "Where a system was upgraded in place, the post-upgrade configuration is shown and the earlier one "
+    "appears in the timeline.")
+COMPONENTS_INTRO = (
+    "One row per supplier relationship. “Supplier at build” is the company that shipped the part at the "
+    "time; where that company has since been acquired, the parent it rolls up to today is shown beside it. "
+    "That distinction is what makes ticker-level aggregation possible across a thirty-year dataset.")
+METRICS_INTRO = ("Figures beyond an accelerator count, each with who stated it. What can and cannot be "
+                 "compared across AI datacenters.")
+FACTS_INTRO = "Every other claim about this system, with its confidence tier and sources."
+NO_TIMELINE = "No dated events recorded."
+NO_CHANGES = "No changes recorded."
+CHECK_INTRO = (
+    "We fetched this system's own citations and recorded whether each page actually mentions it. This is a "
+    "corroboration signal, not a fact check, and it is published so you can see how well the sourcing holds "
+    "up rather than take it on trust.")
+CHECK_NONE_NAME = (
+    "Every source cited on this page was readable, and none of them mentions this system. They are cited at "
+    "page granularity, normally because no stable deep link could be found. That is a real weakness in this "
+    "row and it is why the system carries a confidence tier below verified.")
+NO_CHECKS = "No source check has been recorded for this system."
+LEAD_MARK = "LEAD"
+LEAD_EXPLAINED = "a lead, not a citation"
+
+COMPONENT_HEADERS = ("Role", "Part", "Supplier at build", "Quantity", "Confidence", "Source")
+PERFORMANCE_HEADERS = ("Measure", "Value", "Confidence", "Source")
+METRIC_HEADERS = ("Metric", "Value", "As of", "Basis", "Note", "Confidence", "Source")
+FACT_HEADERS = ("Fact", "Value", "As of", "Confidence", "Source")
+CHECK_HEADERS = ("Cited source", "Result", "Found on the page", "Checked", "Command")
+
+
+def threshold_label(page: SystemPage) -> str:
+    return page.citation_threshold.label if page.citation_threshold else "verified"
+
+
+def lead_warning(page: SystemPage) -> str:
+    return f"Treat anything below {threshold_label(page)} as a lead, not a citation."
+
+
+def header_line(page: SystemPage) -> str:
+    """'China · operational (as of 2023-08) · ai training'."""
+    parts = []
+    if page.country.present:
+        parts.append(page.country.text)
+    if page.status.present:
+        status = page.status.text
+        parts.append(f"{status} (as of {page.status.as_of})" if page.status.as_of else status)
+    if page.kind.present:
+        parts.append(page.kind.text)
+    return " · ".join(parts)
+
+
+def preamble_sentences(page: SystemPage) -> list[str]:
+    """The dataset-level paragraph: its description, its sourcing figures and the lead warning."""
+    pre = page.preamble
+    sentences = []
+    if pre.description:
+        sentences.append(pre.description.rstrip(".") + ".")
+    if pre.system_count.present and pre.with_naming_citation.present:
+        sentence = (f"A mechanical second-reader pass has since fetched every cited source: "
+                    f"{plain(pre.with_naming_citation)} of {plain(pre.system_count)} systems have a readable "
+                    f"citation that names them")
+        if pre.weakly_sourced.present:
+            sentence += f", and {plain(pre.weakly_sourced)} are genuinely weakly sourced"
+        sentences.append(sentence + ".")
+    sentences.append("Every claim carries its source and a confidence tier. " + lead_warning(page))
+    return sentences
+
+
+def plain(figure: Figure) -> str:
+    """A count as the dataset's own header prints it: '1092', without thousands separators."""
+    return str(figure.value) if isinstance(figure.value, int) else figure.text
+
+
+def tier_text(figure: Figure) -> str:
+    """The confidence shown beside a figure: its tier label ('reported, derived' for computed figures), and
+    a lead marker for lead-tier and machine-generated figures."""
+    if figure.tier is None and not figure.lead:
+        return ABSENT
+    label = figure.tier.label if figure.tier else ""
+    if figure.basis and figure.basis.href == BASIS_DERIVED:
+        label = f"{label}, {figure.basis.text}"
+    if figure.lead:
+        why = "machine-generated analysis, " if figure.machine_generated else ""
+        return f"{label} ({LEAD_MARK}: {why}{LEAD_EXPLAINED})".strip()
+    return label
+
+
+def row_tier_text(row: ComponentRow) -> str:
+    if row.tier is None:
+        return ABSENT
+    if row.lead:
+        return f"{row.tier.label} ({LEAD_MARK}: {LEAD_EXPLAINED})"
+    return row.tier.label
+
+
+def figure_value(figure: Figure) -> str:
+    """A figure's value with unit and, when it is derived, its basis."""
+    return figure.display
+
+
+def with_parent(link: Link | None, parent: Link | None) -> str:
+    if link is None:
+        return ABSENT
+    if parent and parent.href != link.href:
+        return f"{link.text} (today: {parent.text})"
+    return link.text
+
+
+def part_summary(row: ComponentRow) -> list[str]:
+    """The part cell's lines after the part label: detail, specs, and the maker where it differs."""
+    lines = []
+    if row.detail:
+        lines.append(row.detail)
+    lines += row.specs
+    if row.maker and (row.supplier is None or row.maker.href != row.supplier.href):
+        lines.append("made by " + with_parent(row.maker, row.maker_parent))
+    elif row.maker_parent and row.supplier_parent is None:
+        lines.append("made by " + with_parent(row.maker, row.maker_parent))
+    return lines
+
+
+def quantity_text(row: ComponentRow) -> str:
+    """'2,416 reported (302 nodes × 8)'; bounded quantities read 'more than 10,000'."""
+    shown = [f"{figure.display} {tier_text(figure)}".strip() if figure.tier else figure.display
+             for figure in row.quantities]
+    text = "; ".join(shown) or ABSENT
+    if row.layout:
+        text = f"{text} ({row.layout})" if shown else row.layout
+    return text
+
+
+def found_text(check: SourceCheckRow) -> str:
+    parts = []
+    if check.terms:
+        parts.append(", ".join(check.terms))
+    if check.counts:
+        parts.append("counts: " + ", ".join(check.counts))
+    return " · ".join(parts) or ABSENT
+
+
+def check_footer(page: SystemPage) -> str | None:
+    """'Checked 2026-10-09 by pnpm verify. Re-run it and the table changes with the web.'"""
+    dates = sorted({c.checked for c in page.checks if c.checked})
+    commands = sorted({c.command for c in page.checks if c.command})
+    if not dates:
+        return None
+    by = f" by {', '.join(commands)}" if commands else ""
+    return f"Checked {', '.join(dates)}{by}. Re-run it and the table changes with the web."
+
+
+def none_name_system(page: SystemPage) -> bool:
+    """True when every recorded check read its page and none found the system named."""
+    return bool(page.checks) and all(c.result_iri == DOES_NOT_NAME for c in page.checks)
