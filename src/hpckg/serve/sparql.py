@@ -1,0 +1,177 @@
+"""The SPARQL 1.1 Protocol side of the server: what a request asks for, which format answers it, and the
+serializers that turn pyoxigraph results into bytes.
+
+Update and SERVICE detection works on the query's tokens: comments, string literals and IRIs are lexed out
+first, so `"SERVICE"` in a string, `<http://x/service>` or `?service` never trip it, while a real
+`SERVICE <...> { }` clause always does, however it is spaced or cased.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from hpckg.formats import (
+    RDF_FORMATS,
+    RESULTS_FORMATS,
+    RdfFormatInfo,
+    ResultsFormatInfo,
+    rdf_format_for_media_type,
+    results_format_for_media_type,
+)
+from hpckg.namespaces import PREFIXES
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+# Comments, strings (long first) and IRIREFs: the lexemes in which keywords mean nothing.
+_OPAQUE = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""' r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    r'|"(?:[^"\\\n]|\\.)*"' r"|'(?:[^'\\\n]|\\.)*'"
+    r'|<[^<>"{}|^`\\\x00-\x20]*>'
+    r"|#[^\n]*",
+    re.DOTALL,
+)
+_KEYWORD = r"(?<![\w:?$.\-]){}(?![\w:\-])"
+_SERVICE = re.compile(_KEYWORD.format("SERVICE"), re.IGNORECASE)
+_FORMS = re.compile(_KEYWORD.format(
+    "(SELECT|CONSTRUCT|DESCRIBE|ASK|INSERT|DELETE|LOAD|CLEAR|DROP|CREATE|ADD|MOVE|COPY|WITH)"), re.IGNORECASE)
+UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"}
+
+
+def _blank_opaque(text: str) -> str:
+    # Replace comments, strings and IRIs with spaces of the same length, keeping positions.
+    return _OPAQUE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def query_form(text: str) -> str | None:
+    """The first operation keyword of a query or update (SELECT, ASK, INSERT...), or None."""
+    match = _FORMS.search(_blank_opaque(text))
+    return match.group(1).upper() if match else None
+
+
+def is_update(text: str) -> bool:
+    return query_form(text) in UPDATE_FORMS
+
+
+def uses_service(text: str) -> bool:
+    """Whether a query contains a SERVICE clause (federated query), found as a token, not a substring."""
+    return _SERVICE.search(_blank_opaque(text)) is not None
+
+
+@dataclass
+class QueryRequest:
+    """What a SPARQL protocol request asks: the operation text and its dataset."""
+
+    query: str | None = None
+    update: str | None = None
+    default_graphs: list[str] = field(default_factory=list)
+    named_graphs: list[str] = field(default_factory=list)
+
+
+# ---- content negotiation --------------------------------------------------------------------------
+
+_FORMAT_NAMES = {"n3": "ttl", "turtle": "ttl", "rdf": "xml", "rdf+xml": "xml", "rdfxml": "xml",
+                 "json-ld": "jsonld", "ntriples": "nt", "n-triples": "nt", "srj": "json", "srx": "xml"}
+
+
+def accepted(accept: str) -> list[str]:
+    """Media types of an Accept header, best first (by q, then by position)."""
+    ranked = []
+    for position, item in enumerate(accept.split(",")):
+        media, *params = (part.strip() for part in item.split(";"))
+        q = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if media and q > 0:
+            ranked.append((-q, position, media.lower()))
+    return [media for _, _, media in sorted(ranked)]
+
+
+def negotiate(accept: str, format: str | None) -> tuple[ResultsFormatInfo, RdfFormatInfo]:
+    """The results format (SELECT/ASK) and RDF format (CONSTRUCT/DESCRIBE) a client wants.
+
+    A `format` parameter (a name such as json, csv, ttl, or a media type) wins over Accept; anything
+    unknown falls back to SPARQL JSON and Turtle.
+    """
+    results: ResultsFormatInfo | None = None
+    rdf: RdfFormatInfo | None = None
+    if format:
+        name = _FORMAT_NAMES.get(format.lower(), format.lower())
+        results = RESULTS_FORMATS.get(name) or results_format_for_media_type(format)
+        rdf = RDF_FORMATS.get("jsonld" if name == "json" else name) or rdf_format_for_media_type(format)
+    for media in accepted(accept):
+        if results is None and media != "application/json":
+            results = results_format_for_media_type(media)
+        if rdf is None and media not in ("text/plain", "application/xml", "application/json"):
+            rdf = rdf_format_for_media_type(media)
+        if media == "application/json" and results is None:
+            results = RESULTS_FORMATS["json"]
+    return results or RESULTS_FORMATS["json"], rdf or RDF_FORMATS["ttl"]
+
+
+def wants_html(accept: str) -> bool:
+    """Whether a client (a browser) prefers an HTML page over data."""
+    ranked = accepted(accept)
+    return bool(ranked) and ranked[0] in ("text/html", "application/xhtml+xml")
+
+
+# ---- serializers ----------------------------------------------------------------------------------
+
+def term_json(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> dict:
+    """A term in the SPARQL 1.1 Query Results JSON format."""
+    if isinstance(term, ox.NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, ox.BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, ox.Triple):
+        return {"type": "triple", "value": {"subject": term_json(term.subject),
+                                            "predicate": term_json(term.predicate),
+                                            "object": term_json(term.object)}}
+    out: dict = {"type": "literal", "value": term.value}
+    if term.language:
+        out["xml:lang"] = term.language
+    elif term.datatype.value != XSD_STRING:
+        out["datatype"] = term.datatype.value
+    return out
+
+
+def solutions_json(variables: list[str], rows: list[ox.QuerySolution]) -> dict:
+    bindings = []
+    for row in rows:
+        binding = {}
+        for name in variables:
+            value = row[name]
+            if value is not None:
+                binding[name] = term_json(value)
+        bindings.append(binding)
+    return {"head": {"vars": variables}, "results": {"bindings": bindings}}
+
+
+def serialize_results(document: dict, format: ResultsFormatInfo) -> bytes:
+    """Serialize a SPARQL JSON results document (solutions or boolean) in any results format."""
+    data = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    if format.name == "json":
+        return data
+    parsed = ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
+    return parsed.serialize(format=format.oxigraph)
+
+
+def serialize_triples(triples: list[ox.Triple], format: RdfFormatInfo) -> bytes:
+    if format.is_quad:
+        triples = [ox.Quad(t.subject, t.predicate, t.object) for t in triples]
+    prefixes = PREFIXES if format.name in ("ttl", "xml", "trig") else None
+    return ox.serialize(triples, format=format.oxigraph, prefixes=prefixes)
+
+
+def json_term_text(term: dict) -> str:
+    """A readable rendering of a SPARQL JSON term (for HTML tables)."""
+    return term.get("value", "") if term.get("type") != "triple" else " ".join(
+        json_term_text(part) for part in term["value"].values())

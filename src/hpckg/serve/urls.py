@@ -1,0 +1,81 @@
+"""The one URL builder: every path the server answers is made here, and nowhere else.
+
+Entity IRIs https://w3id.org/hpckg/id/<kind>/<slug> are served at /id/<kind>/<slug> (content negotiation),
+their HTML pages at /page/<kind>/<slug> and their raw twins at /id/<kind>/<slug>.<ext>.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode
+
+from hpckg.namespaces import BASE, ENTITY_KINDS
+
+# Suffix of an entity twin -> the format name it is served in (RDF formats from hpckg.formats, or "json").
+TWIN_SUFFIXES = {"ttl": "ttl", "jsonld": "jsonld", "json": "json", "nt": "nt", "rdf": "xml"}
+
+HOME = "/"
+SPARQL = "/sparql"
+QUERY_EDITOR = "/query"
+STORE = "/store"
+VOID = "/.well-known/void"
+QUERIES = "/queries"
+
+
+def home() -> str:
+    return HOME
+
+
+def sparql(query: str | None = None, **params: str) -> str:
+    """The SPARQL endpoint, optionally with a query already in the URL (a GET request)."""
+    args = {"query": query, **params} if query is not None else params
+    return SPARQL + ("?" + urlencode(args) if args else "")
+
+
+def query_editor(query: str | None = None) -> str:
+    return QUERY_EDITOR + ("?" + urlencode({"query": query}) if query is not None else "")
+
+
+def canned(name: str, format: str | None = None) -> str:
+    """A canned query from queries/ run on the server: its HTML results page, or a .csv/.json download."""
+    return f"{QUERIES}/{quote(name)}" + (f".{format}" if format else "")
+
+
+def graph_store(graph: str | None = None) -> str:
+    """Graph Store Protocol read access: one named graph, or the default graph when graph is None."""
+    return STORE + ("?" + urlencode({"graph": graph}) if graph else "?default")
+
+
+def void() -> str:
+    return VOID
+
+
+def entity(kind: str, slug: str, format: str | None = None) -> str:
+    """An entity's linked-data URL (content-negotiated), or its raw twin when format is a twin suffix."""
+    return f"/id/{kind}/{quote(slug)}" + (f".{format}" if format else "")
+
+
+def page(kind: str, slug: str) -> str:
+    """An entity's HTML page."""
+    return f"/page/{kind}/{quote(slug)}"
+
+
+def split_entity_iri(iri: str, base_iri: str = BASE) -> tuple[str, str] | None:
+    """(kind, slug) of an entity IRI minted under base_iri, or None for any other IRI."""
+    prefix = base_iri + "id/"
+    if not iri.startswith(prefix):
+        return None
+    kind, _, slug = iri[len(prefix):].partition("/")
+    if kind not in ENTITY_KINDS or not slug or "/" in slug:
+        return None
+    return kind, slug
+
+
+def page_for_iri(iri: str, base_iri: str = BASE) -> str | None:
+    """The local HTML page of an entity IRI, or None when the IRI is not one of ours."""
+    parts = split_entity_iri(iri, base_iri)
+    return page(*parts) if parts else None
+
+
+def twins(kind: str, slug: str) -> dict[str, str]:
+    """Every machine-readable twin of an entity page: suffix -> URL."""
+    return {suffix: entity(kind, slug, suffix) for suffix in TWIN_SUFFIXES}

@@ -1,0 +1,219 @@
+"""A pool of worker processes that run SPARQL queries, each with its own read-only store handle.
+
+A query that exceeds the time limit cannot be interrupted inside Oxigraph, so its worker process is killed
+and a fresh one started in the background; the other workers keep answering meanwhile. Results are
+serialized in the worker, so the server process only moves bytes. The result cap is enforced while
+iterating: at most max_results rows or triples are read, one more means the query is refused.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
+from hpckg.namespaces import PREFIXES
+from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json
+
+
+@dataclass
+class Job:
+    """One query for a worker: its text, dataset, wanted formats and result cap."""
+
+    query: str
+    results_format: str = "json"
+    rdf_format: str = "ttl"
+    default_graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+    max_results: int = 10_000
+    generation: int = 0
+
+
+@dataclass
+class Answer:
+    """A worker's reply: the serialized body and its media type, or an error status, code and message."""
+
+    body: bytes = b""
+    media_type: str = ""
+    form: str = ""  # "solutions", "boolean" or "triples"
+    count: int = 0
+    status: int = 200
+    code: str = ""
+    message: str = ""
+    seconds: float = 0.0
+
+
+class QueryTimeout(Exception):
+    """A query ran past the time limit; its worker was killed."""
+
+
+class PoolBusy(Exception):
+    """No worker became free within the time limit."""
+
+
+class WorkerFailed(Exception):
+    """A worker process died while running a query."""
+
+
+def run_job(store: ox.Store, job: Job) -> Answer:
+    """Evaluate one job against a store (runs inside a worker process)."""
+    kwargs: dict = {"prefixes": PREFIXES}
+    if job.default_graphs:
+        kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
+    else:
+        kwargs["use_default_graph_as_union"] = True
+    if job.named_graphs:
+        kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    try:
+        result = store.query(job.query, **kwargs)
+        limit = job.max_results
+        if isinstance(result, ox.QueryBoolean):
+            fmt = RESULTS_FORMATS[job.results_format]
+            body = serialize_results({"head": {}, "boolean": bool(result)}, fmt)
+            return Answer(body, fmt.media_type, "boolean", 1)
+        if isinstance(result, ox.QuerySolutions):
+            variables = [v.value for v in result.variables]
+            rows = []
+            for row in result:
+                rows.append(row)
+                if len(rows) > limit:
+                    return _too_many(limit, "rows")
+            fmt = RESULTS_FORMATS[job.results_format]
+            return Answer(serialize_results(solutions_json(variables, rows), fmt), fmt.media_type,
+                          "solutions", len(rows))
+        triples = []
+        for triple in result:
+            triples.append(triple)
+            if len(triples) > limit:
+                return _too_many(limit, "triples")
+        rdf = RDF_FORMATS[job.rdf_format]
+        return Answer(serialize_triples(triples, rdf), rdf.media_type, "triples", len(triples))
+    except SyntaxError as error:
+        return Answer(status=400, code="query-syntax", message=f"SPARQL syntax error: {error}")
+    except (OSError, ValueError, RuntimeError) as error:
+        return Answer(status=500, code="query-failed", message=f"the query failed: {error}")
+
+
+def _too_many(limit: int, what: str) -> Answer:
+    return Answer(status=400, code="result-limit",
+                  message=f"the query returns more than {limit:,} {what}, this server's --max-results; "
+                          f"add a LIMIT of at most {limit} (and OFFSET to page) or narrow the query")
+
+
+def worker_main(conn: multiprocessing.connection.Connection, store_path: str) -> None:
+    """A worker process: open the store read-only, then answer jobs until the pipe closes."""
+    store = ox.Store.read_only(store_path)
+    generation = 0
+    conn.send("ready")
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        if job.generation != generation:  # the store was updated: see the new data
+            store, generation = ox.Store.read_only(store_path), job.generation
+        conn.send(run_job(store, job))
+
+
+class _Worker:
+    def __init__(self, context, store_path: str):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=worker_main, args=(child, store_path), daemon=True,
+                                       name="hpckg-query-worker")
+        self.process.start()
+        child.close()
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        try:
+            return self.conn.poll(timeout) and self.conn.recv() == "ready"
+        except (EOFError, OSError):
+            return False
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class WorkerPool:
+    """`size` worker processes over the store at `store_path`; `run` gives a job to a free one."""
+
+    def __init__(self, store_path: Path | str, *, size: int = 2):
+        self.store_path = str(store_path)
+        self.size = size
+        self.generation = 0
+        self._context = multiprocessing.get_context("spawn")
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        workers = [self._start() for _ in range(size)]
+        for worker in workers:
+            if not worker.wait_ready():
+                self.close()
+                raise RuntimeError(f"a query worker could not open the store at {self.store_path}")
+            self._idle.put(worker)
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self._context, self.store_path)
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _replace(self, worker: _Worker) -> None:
+        """Kill a worker and start its successor in the background."""
+        with self._lock:
+            self._all.discard(worker)
+        worker.kill()
+
+        def respawn() -> None:
+            if self._closed:
+                return
+            fresh = self._start()
+            if fresh.wait_ready():
+                self._idle.put(fresh)
+
+        threading.Thread(target=respawn, daemon=True, name="hpckg-respawn").start()
+
+    def run(self, job: Job, *, timeout: float) -> Answer:
+        """Run a job on a free worker within `timeout` seconds (waiting for a free worker included)."""
+        start = time.monotonic()
+        try:
+            worker = self._idle.get(timeout=timeout)
+        except queue.Empty:
+            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s") from None
+        job.generation = self.generation
+        remaining = max(0.01, timeout - (time.monotonic() - start))
+        try:
+            worker.conn.send(job)
+            if not worker.conn.poll(remaining):
+                self._replace(worker)
+                raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
+                                   "stopped; narrow it (more specific patterns, a LIMIT) and try again")
+            answer: Answer = worker.conn.recv()
+        except (EOFError, OSError) as error:
+            self._replace(worker)
+            raise WorkerFailed(f"the query worker died: {error}") from None
+        self._idle.put(worker)
+        answer.seconds = time.monotonic() - start
+        return answer
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers, self._all = list(self._all), set()
+        for worker in workers:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+            worker.kill()
