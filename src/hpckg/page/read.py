@@ -70,12 +70,13 @@ def find_system(store, ref: str) -> str:
         if matches:
             raise UnknownNameError(f"{ref!r} names several systems: {', '.join(matches)}; "
                                    "give a slug or an IRI instead")
-    names = {str(row["name"]) for row in rows if row["how"] == 1}
-    names |= {str(row["name"]) for row in rows if row["how"] != 1}
-    by_fold = {name.casefold(): name for name in names}
-    close = [by_fold[name] for name in difflib.get_close_matches(folded, list(by_fold), n=5, cutoff=0.5)]
+    slugs = {str(row["system"]): str(row["name"]) for row in rows if row["how"] == 1}
+    systems_by_name = {str(row["name"]).casefold(): str(row["system"]) for row in rows}
+    close_names = difflib.get_close_matches(folded, list(systems_by_name), n=8, cutoff=0.5)
+    close_systems = dict.fromkeys(systems_by_name[name] for name in close_names)
+    close = [slugs.get(system, system) for system in close_systems][:5]
     if not close:
-        close = sorted(str(row["name"]) for row in rows if row["how"] == 1)[:5]
+        close = sorted(slugs.values())[:5]
     hint = f"; closest matches: {', '.join(close)}" if close else "; the graph holds no systems (build it first)"
     raise UnknownNameError(f"no system named {ref!r}{hint}")
 

@@ -1,0 +1,449 @@
+"""System pages rendered from the graph, checked figure by figure against the seed pages
+(/work/shared/seeds/000 Kalos, 001 Seren, 004 ByteDance MegaScale), in Markdown and in HTML, through the
+library and through the installed `hpckg` command."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from hpckg.build import populate
+from hpckg.errors import UnknownNameError
+from hpckg.formats import rdf_format_for_path
+from hpckg.page import SystemPage, find_system, render_html, render_markdown, system_page
+from hpckg.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SYS = "https://w3id.org/hpckg/id/system/"
+ORG = "https://w3id.org/hpckg/id/org/"
+
+
+@pytest.fixture(scope="module")
+def store() -> Store:
+    store = Store(None)
+    populate(store)
+    return store
+
+
+@pytest.fixture(scope="module")
+def pages(store) -> dict[str, SystemPage]:
+    return {slug: system_page(store, find_system(store, slug))
+            for slug in ("kalos", "seren", "bytedance-megascale")}
+
+
+# --- HTML checking ------------------------------------------------------------------------------------
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class Checker(HTMLParser):
+    """Checks that every element is closed in order, and collects table cells and the visible text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.cells: list[str] = []
+        self.rows: list[list[str]] = []
+        self.text: list[str] = []
+        self._cell: list[str] | None = None
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag in VOID:
+            return
+        self.stack.append(tag)
+        if tag == "tr":
+            self.rows.append([])
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
+            return
+        self.stack.pop()
+        if tag in ("td", "th") and self._cell is not None:
+            cell = " ".join("".join(self._cell).split())
+            self.cells.append(cell)
+            self.rows[-1].append(cell)
+            self._cell = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parse_html(document: str) -> Checker:
+    checker = Checker()
+    checker.feed(document)
+    checker.close()
+    assert not checker.errors, checker.errors
+    assert not checker.stack, f"unclosed elements: {checker.stack}"
+    return checker
+
+
+def visible(checker: Checker) -> str:
+    return " ".join("".join(checker.text).split())
+
+
+def row_starting(rows: list[list[str]], first: str, containing: str = "") -> list[str]:
+    found = [row for row in rows if row and row[0] == first and containing in " ".join(row)]
+    assert found, f"no table row starting {first!r} containing {containing!r} in {rows}"
+    return found[0]
+
+
+# --- finding systems ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ref", ["kalos", "KALOS", SYS + "kalos", "sys:kalos", "Kalos (Shanghai AI Lab)",
+                                 "kalos (shanghai ai lab)"])
+def test_find_system_by_slug_iri_label_or_alias(store, ref):
+    assert find_system(store, ref) == SYS + "kalos"
+
+
+def test_find_system_by_alias(store):
+    assert find_system(store, "ByteDance 12,288-GPU LLM training cluster") == SYS + "bytedance-megascale"
+
+
+def test_unknown_system_names_the_closest_matches(store):
+    with pytest.raises(UnknownNameError) as caught:
+        find_system(store, "kalso")
+    assert "no system named 'kalso'" in str(caught.value)
+    assert "closest matches: kalos" in str(caught.value)
+
+
+# --- what the page holds ------------------------------------------------------------------------------
+
+
+def test_kalos_header_and_preamble(pages):
+    page = pages["kalos"]
+    assert page.label == "Kalos (Shanghai AI Lab)"
+    assert page.aliases == ["Kalos"]
+    assert (page.country.text, page.status.text, page.status.as_of, page.kind.text) == (
+        "China", "operational", "2023-08", "ai training")
+    assert (page.operator.text, page.operator.entity) == ("Shanghai AI Laboratory", ORG + "shanghai-ai-lab")
+    assert (page.preamble.system_count.value, page.preamble.with_naming_citation.value,
+            page.preamble.weakly_sourced.value) == (1153, 1092, 40)
+
+
+def test_measured_performance_uses_ontology_labels_and_dashes(pages):
+    rows = pages["kalos"].performance
+    assert [row.label for row in rows] == ["Rmax", "Rpeak", "Rmax ÷ Rpeak", "Cores", "Power", "Per watt"]
+    assert all(row.figure.display == "-" for row in rows)
+    assert {row.label: row.figure.unit for row in rows}["Per watt"] == "GF/W"
+
+
+def test_kalos_components(pages):
+    rows = {row.role.text: row for row in pages["kalos"].components}
+    gpus = rows["Accelerator"]
+    assert gpus.part and gpus.part.text == "NVIDIA A100 SXM4 80GB"
+    assert "302 nodes of 8" in (gpus.detail or "")
+    assert gpus.supplier and gpus.supplier.text == "NVIDIA"
+    assert [q.text for q in gpus.quantities] == ["2,416"]
+    assert gpus.layout == "302 nodes × 8"
+    assert gpus.tier and gpus.tier.label == "reported"
+    assert [s.host for s in gpus.sources] == ["arxiv.org"]
+    assert gpus.sources[0].url == "https://arxiv.org/abs/2403.07648"
+    fabric = rows["Interconnect"]
+    assert fabric.part and fabric.part.text == "NVIDIA InfiniBand HDR"
+    assert fabric.supplier and fabric.supplier.text == "NVIDIA"
+    # Mellanox made HDR InfiniBand; it rolls up to NVIDIA today.
+    assert fabric.maker and fabric.maker.href == ORG + "mellanox"
+    assert fabric.maker_parent and fabric.maker_parent.text == "NVIDIA"
+
+
+def test_every_kalos_figure_carries_a_tier_and_a_source(pages):
+    figures = pages["kalos"].figures
+    assert len(figures) > 20
+    for figure in figures:
+        assert figure.tier is not None, figure
+        assert figure.sources, figure
+        assert not figure.lead
+
+
+def test_kalos_timeline_changes_and_source_check(pages):
+    page = pages["kalos"]
+    assert [(e.date, e.label) for e in page.timeline] == [("2024-03", "Announced")]
+    assert page.timeline[0].figure.sources[0].host == "arxiv.org"
+    assert [(c.date, c.text) for c in page.changes] == [
+        ("2026-10-02", "Kalos (Shanghai AI Lab) added (2,416 A100, LLM development)")]
+    [check] = page.checks
+    assert check.source and check.source.host == "arxiv.org"
+    assert (check.result, check.passes, check.checked, check.command) == (
+        "names system, part and count", True, "2026-10-09", "pnpm verify")
+    assert sorted(check.terms) == ["NVIDIA A100 SXM4 80GB", "NVIDIA InfiniBand HDR"]
+    assert check.counts == ["2416"]
+    assert page.read and page.read.startswith("The newer of the two LLM-development clusters")
+
+
+def test_seren_page(pages):
+    page = pages["seren"]
+    gpus = next(row for row in page.components if row.role.text == "Accelerator")
+    assert [q.text for q in gpus.quantities] == ["2,288"]
+    assert gpus.layout == "286 nodes × 8"
+    assert "286 nodes of 8" in (gpus.detail or "")
+    assert [(c.date, c.text) for c in page.changes] == [
+        ("2026-10-02", "Seren (Shanghai AI Lab) added (2,288 A100, LLM development)")]
+    assert page.checks[0].counts == ["2288"]
+    assert [(e.date, e.label) for e in page.timeline] == [("2024-03", "Announced")]
+
+
+def test_megascale_page(pages):
+    page = pages["bytedance-megascale"]
+    assert page.operator.text == "ByteDance"
+    rows = {row.role.text: row for row in page.components}
+    assert set(rows) == {"Integrator", "Accelerator", "Interconnect"}
+    assert rows["Integrator"].supplier and rows["Integrator"].supplier.text == "ByteDance"
+    quantities = [q.text for q in rows["Accelerator"].quantities]
+    assert "12,288" in quantities and "more than 10,000" in quantities
+    assert rows["Accelerator"].supplier and rows["Accelerator"].supplier.text == "NVIDIA"
+    assert rows["Interconnect"].supplier and rows["Interconnect"].supplier.text == "Broadcom"
+    mfu = next(row for row in page.performance if row.figure.present)
+    assert (mfu.label, mfu.figure.display) == ("Model FLOPs utilization", "55.2 %")
+    metric = next(row for row in page.metrics if row.label == "Accelerators")
+    assert (metric.figure.display, metric.figure.as_of) == ("12,288 accelerators", "2023-09")
+    assert metric.figure.basis and metric.figure.basis.text == "operator stated"
+    assert metric.figure.note and "12,288 GPUs used for the 175B MFU run" in metric.figure.note
+    assert page.timeline == []
+    assert [(c.date, c.text) for c in page.changes] == [("2026-10-09", "Added ByteDance MegaScale Cluster")]
+    [check] = page.checks
+    assert (check.result, check.passes, check.checked) == ("does not name this system", False, "2026-10-09")
+
+
+# --- Markdown -----------------------------------------------------------------------------------------
+
+SECTIONS = ["## Measured performance", "## What this machine is made of", "## The read", "## Timeline",
+            "## Change history", "## Source check"]
+
+
+def test_kalos_markdown(pages):
+    md = render_markdown(pages["kalos"])
+    for heading in SECTIONS:
+        assert f"\n{heading}\n" in md
+    assert md.startswith("Supercomputers / Systems / Kalos (Shanghai AI Lab)\n\n# Kalos (Shanghai AI Lab)\n")
+    assert "China · operational (as of 2023-08) · ai training" in md
+    assert "Also known as Kalos" in md
+    assert "Operated by Shanghai AI Laboratory" in md
+    assert "1092 of 1153 systems have a readable citation that names them, and 40 are genuinely" in md
+    assert "Treat anything below verified as a lead, not a citation." in md
+    assert "| Rmax | - | - | - |" in md and "| Per watt | - | - | - |" in md
+    accelerator = next(line for line in md.splitlines() if line.startswith("| Accelerator |"))
+    for figure in ("NVIDIA A100 SXM4 80GB", "302 nodes of 8", "| NVIDIA |", "2,416 reported (302 nodes × 8)",
+                   "| reported |", "[arxiv.org](https://arxiv.org/abs/2403.07648)"):
+        assert figure in accelerator
+    interconnect = next(line for line in md.splitlines() if line.startswith("| Interconnect |"))
+    assert "Mellanox Technologies (today: NVIDIA)" in interconnect
+    assert "200 Gb/s" in interconnect and "about 0.6 µs" in interconnect
+    assert pages["kalos"].read in md
+    assert "- 2024-03 Announced (reported, source: [arxiv.org](https://arxiv.org/abs/2403.07648))" in md
+    assert "- 2026-10-02 Kalos (Shanghai AI Lab) added (2,416 A100, LLM development)" in md
+    assert ("| [arxiv.org](https://arxiv.org/abs/2403.07648) | names system, part and count | "
+            "NVIDIA A100 SXM4 80GB, NVIDIA InfiniBand HDR · counts: 2416 | 2026-10-09 | pnpm verify |") in md
+    assert "Checked 2026-10-09 by pnpm verify." in md
+
+
+def test_seren_markdown(pages):
+    md = render_markdown(pages["seren"])
+    for figure in ("2,288 reported (286 nodes × 8)", "286 nodes of 8", "counts: 2288", "2026-10-09",
+                   "- 2026-10-02 Seren (Shanghai AI Lab) added (2,288 A100, LLM development)",
+                   "- 2024-03 Announced", "Operated by Shanghai AI Laboratory", pages["seren"].read):
+        assert figure in md, figure
+
+
+def test_megascale_markdown(pages):
+    md = render_markdown(pages["bytedance-megascale"])
+    for heading in [*SECTIONS, "## AI datacenter metrics"]:
+        assert f"\n{heading}\n" in md
+    for figure in ("12,288 reported; more than 10,000 reported", "| Model FLOPs utilization | 55.2 % |",
+                   "| Broadcom |", "| ByteDance |", "| Accelerators | 12,288 accelerators | 2023-09 | "
+                   "operator stated |", "does not name this system", "No dated events recorded.",
+                   "- 2026-10-09 Added ByteDance MegaScale Cluster", "Operated by ByteDance",
+                   "none of them mentions this system", pages["bytedance-megascale"].read):
+        assert figure in md, figure
+
+
+def test_markdown_escapes_values(pages):
+    page = dataclasses.replace(pages["kalos"], label="K*a_l|o<s>", read="[x](javascript:alert(1))")
+    md = render_markdown(page)
+    assert "# K\\*a\\_l\\|o\\<s\\>" in md
+    assert "\\[x\\](javascript:alert(1))" in md
+
+
+# --- HTML ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", ["kalos", "seren", "bytedance-megascale"])
+def test_html_is_a_well_formed_accessible_document(pages, slug):
+    document = render_html(pages[slug])
+    assert document.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
+    checker = parse_html(document)
+    tags = [tag for tag, _ in checker.tags]
+    assert "script" not in tags
+    assert tags.count("h1") == 1 and "main" in tags and "title" in tags
+    assert all(attrs.get("scope") == "col" for tag, attrs in checker.tags if tag == "th")
+    text = visible(checker)
+    for heading in ("Measured performance", "What this machine is made of", "The read", "Timeline",
+                    "Change history", "Source check"):
+        assert heading in text
+    assert tags.count("h2") >= 6 and tags.count("section") == tags.count("h2")
+    assert "Treat anything below verified as a lead, not a citation." in text
+
+
+def test_kalos_html_figures_in_table_cells(pages):
+    checker = parse_html(render_html(pages["kalos"]))
+    text = visible(checker)
+    assert "Operated by Shanghai AI Laboratory" in text
+    assert "1092 of 1153 systems" in text
+    assert row_starting(checker.rows, "Rmax") == ["Rmax", "-", "-", "-"]
+    gpus = row_starting(checker.rows, "Accelerator")
+    assert gpus[1].startswith("NVIDIA A100 SXM4 80GB") and "302 nodes of 8" in gpus[1]
+    assert gpus[2:] == ["NVIDIA", "2,416 reported (302 nodes × 8)", "reported", "arxiv.org"]
+    fabric = row_starting(checker.rows, "Interconnect")
+    assert "made by Mellanox Technologies (today: NVIDIA)" in fabric[1]
+    check = row_starting(checker.rows, "arxiv.org", "names system")
+    assert check == ["arxiv.org", "names system, part and count",
+                     "NVIDIA A100 SXM4 80GB, NVIDIA InfiniBand HDR · counts: 2416", "2026-10-09", "pnpm verify"]
+    assert "2024-03 Announced" in text
+    assert "2026-10-02 Kalos (Shanghai AI Lab) added (2,416 A100, LLM development)" in text
+    assert pages["kalos"].read in text
+    links = [attrs.get("href") for tag, attrs in checker.tags if tag == "a"]
+    assert "https://arxiv.org/abs/2403.07648" in links
+
+
+def test_seren_html_figures_in_table_cells(pages):
+    checker = parse_html(render_html(pages["seren"]))
+    gpus = row_starting(checker.rows, "Accelerator")
+    assert "286 nodes of 8" in gpus[1] and gpus[3] == "2,288 reported (286 nodes × 8)"
+    assert "counts: 2288" in row_starting(checker.rows, "arxiv.org", "names system")[2]
+    assert "2026-10-02 Seren (Shanghai AI Lab) added" in visible(checker)
+
+
+def test_megascale_html_figures_in_table_cells(pages):
+    checker = parse_html(render_html(pages["bytedance-megascale"]))
+    assert row_starting(checker.rows, "Model FLOPs utilization")[1] == "55.2 %"
+    gpus = row_starting(checker.rows, "Accelerator")
+    assert gpus[2] == "NVIDIA" and gpus[3] == "12,288 reported; more than 10,000 reported"
+    assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom"
+    assert row_starting(checker.rows, "Integrator")[2] == "ByteDance"
+    assert row_starting(checker.rows, "Accelerators")[1:5] == [
+        "12,288 accelerators", "2023-09", "operator stated",
+        "MegaScale paper: largest production LLM cluster exceeds 10,000 NVIDIA Ampere GPUs; 12,288 GPUs used "
+        "for the 175B MFU run."]
+    assert row_starting(checker.rows, "arxiv.org", "does not name")[1] == "does not name this system"
+    text = visible(checker)
+    assert "55.2 percent MFU" in text and "No dated events recorded." in text
+    assert "2026-10-09 Added ByteDance MegaScale Cluster" in text
+
+
+def test_html_fragment_is_one_article(pages):
+    fragment = render_html(pages["kalos"], standalone=False)
+    assert fragment.startswith("<article") and fragment.rstrip().endswith("</article>")
+    assert "<html" not in fragment and "<style" not in fragment
+    parse_html(fragment)
+
+
+def test_html_escapes_values(pages):
+    page = dataclasses.replace(pages["kalos"], label='<script>alert("x")</script>', read="a & b <i>")
+    document = render_html(page)
+    assert "<script>" not in document
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in document
+    assert "a &amp; b &lt;i&gt;" in document
+    parse_html(document)
+
+
+# --- leads --------------------------------------------------------------------------------------------
+
+LEAD_SYSTEM = """
+@prefix hpc: <https://w3id.org/hpckg/ontology#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov: <http://www.w3.org/ns/prov#> . @prefix schema: <https://schema.org/> .
+@prefix sys: <https://w3id.org/hpckg/id/system/> . @prefix claim: <https://w3id.org/hpckg/id/claim/> .
+@prefix src: <https://w3id.org/hpckg/id/source/> . @prefix tier: <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
+sys:test-lead a hpc:System ; rdfs:label "Test lead cluster"@en ; hpc:slug "test-lead" .
+src:test-aggregator a hpc:Source ; schema:url "https://news.example.org/item/1" .
+claim:test-lead-accelerators a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:acceleratorCount ;
+    hpc:value 100000 ; hpc:tier tier:lead ; hpc:basis basis:reported ;
+    prov:hadPrimarySource src:test-aggregator .
+claim:test-lead-forecast a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:forecast ;
+    hpc:value "It will change everything" ; hpc:tier tier:lead ; hpc:basis basis:machine-generated ;
+    prov:hadPrimarySource src:test-aggregator .
+"""
+
+
+def test_lead_and_machine_generated_figures_are_marked_as_leads():
+    store = Store(None)
+    populate(store)
+    store.load(LEAD_SYSTEM, format=rdf_format_for_path("x.ttl"), graph="https://example.org/test-graph")
+    page = system_page(store, find_system(store, "test-lead"))
+    rows = {row.label: row.figure for row in page.metrics}
+    assert rows["Accelerators"].lead and not rows["Accelerators"].machine_generated
+    assert rows["Forecast"].lead and rows["Forecast"].machine_generated
+    md = render_markdown(page)
+    assert "**lead (LEAD: a lead, not a citation)**" in md
+    assert "**lead (LEAD: machine-generated analysis, a lead, not a citation)**" in md
+    checker = parse_html(render_html(page))
+    assert row_starting(checker.rows, "Accelerators")[5] == "lead (LEAD: a lead, not a citation)"
+    assert any(tag == "strong" and attrs.get("class") == "lead" for tag, attrs in checker.tags)
+    assert "news.example.org" in row_starting(checker.rows, "Forecast")[6]
+
+
+# --- the installed command ----------------------------------------------------------------------------
+
+
+def hpckg_command() -> list[str]:
+    beside = Path(sys.executable).with_name("hpckg")
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("hpckg")
+    return [found] if found else [sys.executable, "-m", "hpckg.cli"]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([*hpckg_command(), *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=120, check=False)
+
+
+def test_cli_renders_kalos_markdown_from_memory():
+    result = run("page", "kalos", "--memory")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Supercomputers / Systems / Kalos (Shanghai AI Lab)")
+    assert "2,416 reported (302 nodes × 8)" in result.stdout
+    assert "Operated by Shanghai AI Laboratory" in result.stdout
+
+
+def test_cli_writes_html_to_a_file(tmp_path):
+    out = tmp_path / "seren.html"
+    result = run("page", "Seren (Shanghai AI Lab)", "--memory", "--format", "html", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    checker = parse_html(out.read_text(encoding="utf-8"))
+    assert row_starting(checker.rows, "Accelerator")[3] == "2,288 reported (286 nodes × 8)"
+
+
+def test_cli_unknown_system_exits_2_with_a_clear_message():
+    result = run("page", "no-such-machine", "--memory")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "hpckg page: error: no system named 'no-such-machine'" in result.stderr
+
+
+def test_cli_missing_store_exits_2(tmp_path):
+    result = run("page", "kalos", "--store", str(tmp_path / "nowhere"))
+    assert result.returncode == 2
+    assert "run `hpckg build` first" in result.stderr
