@@ -1,0 +1,354 @@
+"""The canned queries (queries/*.rq) answer what their headers say, on the curated seed data built in memory.
+
+Totals are also recomputed here in plain Python from the raw claims, so a query that drifts from the
+counting rule (machine-generated, excluded, deprecated and bounded-only claims never count; one claim per
+component) fails even when the seed numbers happen to match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from hpckg import paths
+from hpckg.build import populate
+from hpckg.query import canned_queries, header_description
+from hpckg.store import Store
+
+ID = "https://w3id.org/hpckg/id/"
+VOCAB = "https://w3id.org/hpckg/vocab/"
+
+REQUIRED = {
+    "acme-total", "accelerators-by-operator", "accelerators-by-site", "accelerators-by-country",
+    "components-by-supplier", "components-by-parent", "weakly-sourced-systems", "source-check-summary",
+    "claims-below-tier", "system-components", "system-claims", "supplier-rollup", "timeline",
+    "change-history", "lineage", "derived-facts",
+}
+
+QUERY_FILES = sorted(paths.queries_dir().glob("*.rq")) + sorted(paths.rules_dir().glob("*.rq"))
+
+
+def short(term: ox.NamedNode | ox.Literal | ox.BlankNode | None) -> str | None:
+    """A term's value with the project's entity and vocabulary bases cut off (kalos, tier/reported)."""
+    if term is None:
+        return None
+    return term.value.removeprefix(ID).removeprefix(VOCAB)
+
+
+@pytest.fixture(scope="module")
+def store() -> Store:
+    built = Store(None)
+    populate(built)
+    return built
+
+
+def run(store: Store, name: str, *, edit: tuple[str, str] | None = None) -> list[dict[str, str | None]]:
+    """Run canned query `name` (optionally with one line edited, as a user would) as-is, no PREFIXes added."""
+    text = (paths.queries_dir() / f"{name}.rq").read_text(encoding="utf-8")
+    if edit:
+        assert edit[0] in text, f"{name}.rq no longer contains {edit[0]!r}"
+        text = text.replace(edit[0], edit[1])
+    result = store.query(text, prefixes=False)
+    names = [v.value for v in result.variables]
+    return [{n: short(row[n]) for n in names} for row in result]
+
+
+# --- every query file: header, parse, self-contained -------------------------------------------------
+
+def test_the_required_canned_queries_exist():
+    names = {query.name for query in canned_queries()}
+    assert REQUIRED <= names, f"missing canned queries: {sorted(REQUIRED - names)}"
+    assert [p.stem for p in sorted(paths.rules_dir().glob("*.rq"))][:1] == ["10-truthy"]
+
+
+def test_every_query_file_opens_with_its_header_comment():
+    assert QUERY_FILES, "no query files found"
+    bad = []
+    for path in QUERY_FILES:
+        first = path.read_text(encoding="utf-8").splitlines()[0] if path.read_text(encoding="utf-8") else ""
+        if not re.match(r"^# \S.{10,}$", first):
+            bad.append(f"{path.relative_to(paths.resource_root())}: first line {first!r}")
+        elif header_description(path.read_text(encoding="utf-8")) != first[2:].strip():
+            bad.append(f"{path.name}: header not read as its description")
+    assert not bad, "every .rq must open with '# <what it answers>':\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.name)
+def test_every_query_parses_on_pyoxigraph_with_its_own_prefixes(path: Path):
+    # An empty pyoxigraph store and no project PREFIXes prepended: the file runs on any SPARQL server as-is.
+    try:
+        result = ox.Store().query(path.read_text(encoding="utf-8"))
+        list(result)
+    except SyntaxError as error:
+        pytest.fail(f"{path.name} does not parse: {error}")
+
+
+def test_every_canned_query_answers_on_the_seed_data(store):
+    empty = [q.name for q in canned_queries() if not list(store.query(q.text))]
+    assert not empty, f"canned queries with no rows on the seed data: {empty}"
+
+
+# --- the counting rule, recomputed in Python ---------------------------------------------------------
+
+def counted_quantities(store: Store) -> dict[str, tuple[str, int, int]]:
+    """component -> (claim, quantity, tier rank) of the one quantity claim that counts, per the documented rule."""
+    rows = store.query("""
+        SELECT ?component ?system ?claim ?value ?tierRank ?rank ?basis ?excluded WHERE {
+          ?component hpc:componentOf ?system ; hpc:role role:accelerator .
+          ?claim a hpc:Claim ; hpc:about ?component ; hpc:property hpc:quantity ; hpc:tier/hpc:tierRank ?tierRank .
+          OPTIONAL { ?claim hpc:value ?value }
+          OPTIONAL { ?claim hpc:rank ?rank }
+          OPTIONAL { ?claim hpc:basis ?basis }
+          OPTIONAL { ?claim hpc:excludedFromTotals ?excluded }
+        }""")
+    candidates = defaultdict(list)
+    for r in rows:
+        if (r["value"] is None or short(r["rank"]) == "rank/deprecated"
+                or short(r["basis"]) == "basis/machine-generated"
+                or (r["excluded"] is not None and r["excluded"].value == "true")):
+            continue
+        preferred = short(r["rank"]) == "rank/preferred"
+        candidates[short(r["system"])].append(
+            (short(r["component"]), not preferred, -int(r["tierRank"].value), r["claim"].value,
+             short(r["claim"]), int(r["value"].value), int(r["tierRank"].value)))
+    chosen = {}
+    for items in candidates.values():
+        for component in {item[0] for item in items}:
+            best = min(item for item in items if item[0] == component)
+            chosen[component] = best
+    return {component: (best[4], best[5], best[6]) for component, best in chosen.items()}
+
+
+def system_of(store: Store, component: str) -> str:
+    return short(next(iter(store.query(f"SELECT ?s WHERE {{ <{ID}{component}> hpc:componentOf ?s }}")))["s"])
+
+
+def truthy(store: Store, subject: str, prop: str) -> str | None:
+    rows = list(store.query(f"SELECT ?o WHERE {{ <{ID}{subject}> hpc:{prop} ?o }}"))
+    return short(rows[0]["o"]) if rows else None
+
+
+# --- Acme and the totals ------------------------------------------------------------------------------
+
+def test_acme_total_is_seren_plus_kalos_with_inputs_sources_and_weakest_tier(store):
+    rows = run(store, "acme-total")
+    assert {r["total"] for r in rows} == {"4704"}
+    assert {r["weakestTier"] for r in rows} == {"tier/reported"}
+    assert {(r["system"], r["claim"], r["quantity"], r["tier"]) for r in rows} == {
+        ("system/kalos", "claim/kalos-accelerator-quantity", "2416", "tier/reported"),
+        ("system/seren", "claim/seren-accelerator-quantity", "2288", "tier/reported"),
+    }
+    for r in rows:
+        assert r["source"] == "source/arxiv-2403-07648", r
+        assert r["sourceUrl"] and "2403.07648" in r["sourceUrl"], r
+        assert r["sourceTitle"], r
+
+
+def test_acme_total_can_be_pointed_at_another_site_by_editing_one_line(store):
+    assert run(store, "acme-total", edit=("VALUES ?site { site:acme }", "VALUES ?site { site:no-such-site }")) == []
+
+
+def test_accelerators_by_site_reads_the_derived_totals(store):
+    rows = {r["site"]: r for r in run(store, "accelerators-by-site")}
+    assert rows["site/acme"]["accelerators"] == "4704"
+    assert rows["site/acme"]["systems"] == "2"
+    assert rows["site/acme"]["weakestTier"] == "tier/reported"
+    assert rows["site/acme"]["derived"] == "claim/acme-accelerator-count-derived"
+    expected: dict[str, int] = defaultdict(int)
+    for component, (_claim, quantity, _rank) in counted_quantities(store).items():
+        site = preferred_site(store, system_of(store, component))
+        if site:
+            expected[site] += quantity
+    assert {site: int(r["accelerators"]) for site, r in rows.items()} == dict(expected)
+
+
+def preferred_site(store: Store, system: str) -> str | None:
+    rows = list(store.query(f"""SELECT ?site WHERE {{
+        ?c hpc:about <{ID}{system}> ; hpc:property hpc:site ; hpc:value ?site ; hpc:rank rank:preferred .
+        FILTER NOT EXISTS {{ ?c hpc:basis basis:machine-generated }} }}"""))
+    return short(rows[0]["site"]) if rows else None
+
+
+@pytest.mark.parametrize(("name", "key", "prop"), [
+    ("accelerators-by-operator", "operator", "operator"),
+    ("accelerators-by-country", "country", "country"),
+])
+def test_accelerators_by_operator_and_country_match_the_counting_rule(store, name, key, prop):
+    rows = run(store, name)
+    counted = counted_quantities(store)
+    expected: dict[str | None, list[int]] = defaultdict(lambda: [0, 0, 3])
+    systems: dict[str | None, set[str]] = defaultdict(set)
+    for component, (_claim, quantity, rank) in counted.items():
+        system = system_of(store, component)
+        group = truthy(store, system, prop)
+        if group is None and prop == "country":
+            site = truthy(store, system, "site")
+            group = truthy(store, site, "country") if site else None
+        expected[group][0] += quantity
+        expected[group][2] = min(expected[group][2], rank)
+        systems[group].add(system)
+    tiers = {3: "tier/verified", 2: "tier/reported", 1: "tier/lead"}
+    assert {r[key]: (int(r["accelerators"]), int(r["systems"]), r["weakestTier"]) for r in rows} == {
+        group: (total, len(systems[group]), tiers[rank]) for group, (total, _unused, rank) in expected.items()}
+
+
+def test_known_operator_totals(store):
+    rows = {r["operator"]: r for r in run(store, "accelerators-by-operator")}
+    assert rows["org/shanghai-ai-lab"]["accelerators"] == "4704"
+    assert rows["org/shanghai-ai-lab"]["systems"] == "2"
+    # MegaScale counts its exact 12,288, never the "more than 10,000" bound
+    assert rows["org/bytedance"]["accelerators"] == "12288"
+
+
+MACHINE_GENERATED = """\
+@prefix hpc:   <https://w3id.org/hpckg/ontology#> .
+@prefix prov:  <http://www.w3.org/ns/prov#> .
+@prefix cmp:   <https://w3id.org/hpckg/id/component/> .
+@prefix claim: <https://w3id.org/hpckg/id/claim/> .
+@prefix src:   <https://w3id.org/hpckg/id/source/> .
+@prefix tier:  <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
+@prefix rank:  <https://w3id.org/hpckg/vocab/rank/> .
+@prefix sys:   <https://w3id.org/hpckg/id/system/> .
+@prefix role:  <https://w3id.org/hpckg/vocab/role/> .
+cmp:kalos-imagined-accelerator a hpc:Component ; hpc:componentOf sys:kalos ; hpc:role role:accelerator .
+claim:kalos-imagined-accelerator-quantity a hpc:Claim ;
+    hpc:about cmp:kalos-imagined-accelerator ; hpc:property hpc:quantity ; hpc:value 100000 ;
+    hpc:tier tier:lead ; hpc:basis basis:machine-generated ; hpc:rank rank:preferred ;
+    prov:hadPrimarySource src:arxiv-2403-07648 .
+claim:kalos-accelerator-quantity-machine a hpc:Claim ;
+    hpc:about cmp:kalos-accelerator ; hpc:property hpc:quantity ; hpc:value 100000 ;
+    hpc:tier tier:lead ; hpc:basis basis:machine-generated ; hpc:rank rank:preferred ;
+    prov:hadPrimarySource src:arxiv-2403-07648 .
+claim:seren-accelerator-quantity-excluded a hpc:Claim ;
+    hpc:about cmp:seren-accelerator ; hpc:property hpc:quantity ; hpc:value 50000 ;
+    hpc:tier tier:verified ; hpc:rank rank:preferred ; hpc:excludedFromTotals true ;
+    prov:hadPrimarySource src:arxiv-2403-07648 .
+"""
+
+
+def test_machine_generated_and_excluded_claims_never_appear_in_any_total(store, tmp_path):
+    # In the seed data: no total is derived from a machine-generated claim.
+    assert not store.query("""ASK {
+        ?total a hpc:DerivedClaim ; prov:wasDerivedFrom+ ?input . ?input hpc:basis basis:machine-generated }""")
+    # And with machine-generated 100,000s on Kalos (one the only quantity of a second accelerator row) and an
+    # excluded verified 50,000 on Seren added, every total stays as it was:
+    extra = tmp_path / "machine.ttl"
+    extra.write_text(MACHINE_GENERATED, encoding="utf-8")
+    seeded = Store(None)
+    populate(seeded, extra=[extra])
+    assert {r["total"] for r in run(seeded, "acme-total")} == {"4704"}
+    site = {r["site"]: r["accelerators"] for r in run(seeded, "accelerators-by-site")}
+    assert site["site/acme"] == "4704"
+    operator = {r["operator"]: r["accelerators"] for r in run(seeded, "accelerators-by-operator")}
+    assert operator["org/shanghai-ai-lab"] == "4704"
+    before = {r["country"]: r["accelerators"] for r in run(store, "accelerators-by-country")}
+    assert {r["country"]: r["accelerators"] for r in run(seeded, "accelerators-by-country")} == before
+
+
+def test_derived_facts_list_the_acme_total_with_its_two_inputs(store):
+    rows = {r["claim"]: r for r in run(store, "derived-facts")}
+    acme = rows["claim/acme-accelerator-count-derived"]
+    assert (acme["about"], acme["value"], acme["tier"], acme["rule"], acme["inputCount"]) == (
+        "site/acme", "4704", "tier/reported", "30-site-totals", "2")
+    assert {i.removeprefix(ID) for i in acme["inputs"].split()} == {
+        "claim/kalos-accelerator-quantity", "claim/seren-accelerator-quantity"}
+    assert all(r["rule"] for r in rows.values()), "every derived claim names the rule that made it"
+
+
+# --- suppliers and lineage -----------------------------------------------------------------------------
+
+def test_mellanox_rolls_up_to_nvidia(store):
+    rollup = {r["organisation"]: r for r in run(store, "supplier-rollup")}
+    assert (rollup["org/mellanox"]["parent"], rollup["org/mellanox"]["ticker"]) == ("org/nvidia", "NASDAQ:NVDA")
+    assert rollup["org/mellanox"]["rolledUp"] == "true"
+    assert rollup["org/cray"]["parent"] == "org/hpe"
+    assert (rollup["org/nvidia"]["parent"], rollup["org/nvidia"]["rolledUp"]) == ("org/nvidia", "false")
+    organisations = {short(r["o"]) for r in store.query("SELECT ?o WHERE { ?o a hpc:Organisation }")}
+    assert set(rollup) == organisations, "every organisation has exactly its roll-up row"
+
+
+def test_components_by_parent_rolls_the_hdr_infiniband_maker_up_to_nvidia(store):
+    rows = {r["parent"]: r for r in run(store, "components-by-parent")}
+    assert "org/mellanox" not in rows, "Mellanox was acquired: it never appears as a parent today"
+    nvidia = rows["org/nvidia"]
+    assert nvidia["ticker"] == "NASDAQ:NVDA"
+    assert "Mellanox Technologies" in nvidia["via"].split(", ")
+    for r in rows.values():
+        assert not store.query(f"ASK {{ <{ID}{r['parent']}> hpc:acquiredBy|hpc:renamedTo ?next }}"), r
+
+
+def test_components_by_supplier_keeps_the_supplier_at_build(store):
+    rows = run(store, "components-by-supplier")
+    nvidia_accelerators = [r for r in rows if (r["supplier"], r["role"]) == ("org/nvidia", "role/accelerator")]
+    assert nvidia_accelerators and int(nvidia_accelerators[0]["systems"]) >= 3
+    assert "NVIDIA A100 SXM4 80GB" in nvidia_accelerators[0]["parts"]
+
+
+def test_lineage_lists_dated_acquisitions(store):
+    rows = {(r["organisation"], r["change"].rsplit("#", 1)[1], r["successor"]): r for r in run(store, "lineage")}
+    mellanox = rows[("org/mellanox", "acquiredBy", "org/nvidia")]
+    assert mellanox["asOf"] == "2020-04-27" and mellanox["source"]
+    assert ("org/cray", "acquiredBy", "org/hpe") in rows
+
+
+# --- sourcing ---------------------------------------------------------------------------------------------
+
+def test_weakly_sourced_systems(store):
+    rows = {r["system"]: r for r in run(store, "weakly-sourced-systems")}
+    assert "no cited source names it" in rows["system/bytedance-megascale"]["reasons"]
+    assert "system/kalos" not in rows and "system/seren" not in rows
+    for r in rows.values():
+        assert r["verifiedClaims"] == "0", r
+
+
+def test_source_check_summary_says_n_of_m(store):
+    [row] = run(store, "source-check-summary")
+    systems = len(list(store.query("SELECT DISTINCT ?s WHERE { ?s a hpc:System }")))
+    named = len(list(store.query("""SELECT DISTINCT ?s WHERE {
+        ?c a hpc:SourceCheck ; hpc:checkedSystem ?s ; hpc:checkResult/hpc:passes true . ?s a hpc:System }""")))
+    assert (int(row["named"]), int(row["systems"])) == (named, systems)
+    assert named >= 2  # Kalos and Seren: arxiv.org names system, part and count
+    assert row["sentence"] == f"{named} of {systems} systems have a readable citation that names them"
+
+
+def test_claims_below_tier_defaults_to_verified_and_the_threshold_is_one_line(store):
+    rows = run(store, "claims-below-tier")
+    tiers = {r["tier"] for r in rows}
+    assert tiers <= {"tier/reported", "tier/lead"} and "tier/reported" in tiers
+    assert "claim/kalos-accelerator-quantity" in {r["claim"] for r in rows}
+    leads = run(store, "claims-below-tier", edit=("VALUES ?threshold { tier:verified }",
+                                                    "VALUES ?threshold { tier:reported }"))
+    assert leads and {r["tier"] for r in leads} == {"tier/lead"}
+    assert len(leads) < len(rows)
+    machine = {short(r["c"]) for r in store.query("SELECT ?c WHERE { ?c hpc:basis basis:machine-generated }")}
+    assert machine <= {r["claim"] for r in leads}, "machine-generated claims are always leads"
+
+
+# --- per-system views ------------------------------------------------------------------------------------
+
+def test_system_components_for_one_system(store):
+    rows = run(store, "system-components", edit=("VALUES ?system { UNDEF }", "VALUES ?system { sys:kalos }"))
+    assert {r["system"] for r in rows} == {"system/kalos"}
+    accelerator = next(r for r in rows if r["role"] == "role/accelerator")
+    assert (accelerator["quantity"], accelerator["supplier"], accelerator["part"], accelerator["quantityTier"]) == (
+        "2416", "org/nvidia", "part/nvidia-a100-sxm4-80gb", "tier/reported")
+    assert {r["system"] for r in run(store, "system-components")} >= {"system/kalos", "system/seren"}
+
+
+def test_system_claims_for_one_system(store):
+    rows = run(store, "system-claims", edit=("VALUES ?system { UNDEF }", "VALUES ?system { sys:seren }"))
+    assert {r["system"] for r in rows} == {"system/seren"}
+    quantity = [r for r in rows if r["claim"] == "claim/seren-accelerator-quantity"]
+    assert quantity and quantity[0]["value"] == "2288" and quantity[0]["source"] == "source/arxiv-2403-07648"
+
+
+def test_timeline_and_change_history(store):
+    timeline = {(r["entity"], r["eventLabel"], r["date"]) for r in run(store, "timeline")}
+    assert ("system/kalos", "Announced", "2024-03") in timeline
+    history = {(r["entity"], r["date"]) for r in run(store, "change-history")}
+    assert ("system/kalos", "2026-10-02") in history and ("system/seren", "2026-10-02") in history
