@@ -357,6 +357,15 @@ def test_html_fragment_is_one_article(pages):
     parse_html(fragment)
 
 
+def test_html_links_entities_where_the_caller_says(pages):
+    local = render_html(pages["kalos"], standalone=False,
+                        link_to=lambda iri: "/" + iri.removeprefix("https://w3id.org/hpckg/"))
+    hrefs = [attrs.get("href") for tag, attrs in parse_html(local).tags if tag == "a"]
+    assert "/id/org/shanghai-ai-lab" in hrefs and "/id/part/nvidia-a100-sxm4-80gb" in hrefs
+    assert "https://arxiv.org/abs/2403.07648" in hrefs  # sources with a URL keep it
+    assert not any(h.startswith("https://w3id.org/") for h in hrefs)
+
+
 def test_html_escapes_values(pages):
     page = dataclasses.replace(pages["kalos"], label='<script>alert("x")</script>', read="a & b <i>")
     document = render_html(page)

@@ -3,7 +3,7 @@ HTML5 document with a little inline CSS and no JavaScript. Every value is escape
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
 from hpckg.page import text as t
@@ -28,20 +28,30 @@ def esc(value: object) -> str:
 
 
 def a(text: str, href: str | None) -> str:
-    """A link when href is http(s), plain escaped text otherwise (never a javascript: or data: URL)."""
-    if not href or not href.startswith(("http://", "https://")):
+    """A link when href is http(s) or site-relative, plain escaped text otherwise (never javascript: or data:)."""
+    if not href or not href.startswith(("http://", "https://", "/")) or href.startswith("//"):
         return esc(text)
     return f'<a href="{esc(href)}">{esc(text)}</a>'
 
 
-def link(item: Link | None) -> str:
-    return a(item.text, item.href) if item else ABSENT
+LinkTo = Callable[[str], str]
 
 
-def sources(items: Iterable[SourceLink]) -> str:
-    return ", ".join(
-        f'<a href="{esc(s.href)}" title="{esc(s.title or s.iri)}">{esc(s.host)}</a>'
-        if s.href.startswith(("http://", "https://")) else esc(s.host) for s in items) or ABSENT
+def same(iri: str) -> str:
+    return iri
+
+
+def link(item: Link | None, link_to: LinkTo = same) -> str:
+    return a(item.text, link_to(item.href) if item.href else None) if item else ABSENT
+
+
+def sources(items: Iterable[SourceLink], link_to: LinkTo = same) -> str:
+    shown = []
+    for s in items:
+        href = s.url or link_to(s.iri)
+        shown.append(f'<a href="{esc(href)}" title="{esc(s.title or s.iri)}">{esc(s.host)}</a>'
+                     if href.startswith(("http://", "https://", "/")) else esc(s.host))
+    return ", ".join(shown) or ABSENT
 
 
 def tier(figure: Figure) -> str:
@@ -71,7 +81,13 @@ def p(text: str, cls: str = "") -> str:
     return f"<p{attribute}>{esc(text)}</p>\n"
 
 
-def article(page: SystemPage) -> str:
+def article(page: SystemPage, link_to: LinkTo = same) -> str:
+    def to(iri: str | None) -> str | None:
+        return link_to(iri) if iri else None
+
+    def srcs(items: Iterable[SourceLink]) -> str:
+        return sources(items, link_to)
+
     crumbs = "".join(f"<li>{esc(c)}</li>" for c in t.BREADCRUMB)
     out = [f'<article class="system-page" data-iri="{esc(page.iri)}" lang="en">\n',
            f'<nav class="breadcrumb" aria-label="Breadcrumb"><ol>{crumbs}'
@@ -83,26 +99,26 @@ def article(page: SystemPage) -> str:
     if page.aliases:
         out.append(p("Also known as " + ", ".join(page.aliases), "aliases"))
     if page.operator.present:
-        out.append(f'<p class="operator">Operated by {a(page.operator.text, page.operator.entity)} '
-                   f"({tier(page.operator)}, {sources(page.operator.sources)}).</p>\n")
+        out.append(f'<p class="operator">Operated by {a(page.operator.text, to(page.operator.entity))} '
+                   f"({tier(page.operator)}, {srcs(page.operator.sources)}).</p>\n")
     out.append("</header>\n")
     out.append(p(" ".join(t.preamble_sentences(page)), "preamble"))
 
     out.append(section("performance", "Measured performance", table(
         "Measured performance", t.PERFORMANCE_HEADERS,
-        ([esc(row.label), esc(row.figure.display), tier(row.figure), sources(row.figure.sources)]
+        ([esc(row.label), esc(row.figure.display), tier(row.figure), srcs(row.figure.sources)]
          for row in page.performance)), p(t.PERFORMANCE_NOTE)))
 
     if page.components:
         components = table("What this machine is made of", t.COMPONENT_HEADERS, (
             [esc(row.role.text),
-             link(row.part) + "".join(f'<small class="detail">{esc(line)}</small>'
+             link(row.part, link_to) + "".join(f'<small class="detail">{esc(line)}</small>'
                                       for line in t.part_summary(row)),
              esc(t.with_parent(row.supplier, row.supplier_parent)),
              esc(t.quantity_text(row)),
              f'<strong class="lead">{esc(t.row_tier_text(row))}</strong>' if row.lead
              else esc(t.row_tier_text(row)),
-             sources(row.sources)]
+             srcs(row.sources)]
             for row in page.components))
     else:
         components = p("No components recorded.")
@@ -112,8 +128,8 @@ def article(page: SystemPage) -> str:
         out.append(section("metrics", "AI datacenter metrics", p(t.METRICS_INTRO), table(
             "AI datacenter metrics", t.METRIC_HEADERS,
             ([esc(row.label), esc(row.figure.display), esc(row.figure.as_of or ABSENT),
-              link(row.figure.basis), esc(row.figure.note or ABSENT), tier(row.figure),
-              sources(row.figure.sources)]
+              link(row.figure.basis, link_to), esc(row.figure.note or ABSENT), tier(row.figure),
+              srcs(row.figure.sources)]
              for row in page.metrics))))
 
     out.append(section("read", "The read", p(page.read or "No read written yet.", "read")))
@@ -121,7 +137,7 @@ def article(page: SystemPage) -> str:
     if page.timeline:
         events = "<ul>\n" + "".join(
             f'<li><time datetime="{esc(e.date)}">{esc(e.date)}</time> {esc(e.label)} '
-            f"({tier(e.figure)}, source: {sources(e.figure.sources)})</li>\n" for e in page.timeline) + "</ul>\n"
+            f"({tier(e.figure)}, source: {srcs(e.figure.sources)})</li>\n" for e in page.timeline) + "</ul>\n"
     else:
         events = p(t.NO_TIMELINE)
     out.append(section("timeline", "Timeline", events))
@@ -139,7 +155,8 @@ def article(page: SystemPage) -> str:
         checks.append(p(t.CHECK_NONE_NAME))
     if page.checks:
         checks.append(table("Source check", t.CHECK_HEADERS, (
-            [a(c.source.host, c.source.href) if c.source else ABSENT, esc(c.result), esc(t.found_text(c)),
+            [a(c.source.host, c.source.url or to(c.source.iri)) if c.source else ABSENT, esc(c.result),
+             esc(t.found_text(c)),
              f'<time datetime="{esc(c.checked)}">{esc(c.checked)}</time>' if c.checked else ABSENT,
              f"<code>{esc(c.command)}</code>" if c.command else ABSENT]
             for c in page.checks)))
@@ -153,16 +170,19 @@ def article(page: SystemPage) -> str:
     if page.facts:
         out.append(section("claims", "Claims and sources", p(t.FACTS_INTRO + " " + t.lead_warning(page)), table(
             "Claims and sources", t.FACT_HEADERS,
-            ([esc(row.label), a(row.figure.display, row.figure.entity), esc(row.figure.as_of or ABSENT),
-              tier(row.figure), sources(row.figure.sources)]
+            ([esc(row.label), a(row.figure.display, to(row.figure.entity)), esc(row.figure.as_of or ABSENT),
+              tier(row.figure), srcs(row.figure.sources)]
              for row in page.facts))))
     out.append("</article>\n")
     return "".join(out)
 
 
-def render_html(page: SystemPage, *, standalone: bool = True) -> str:
-    """The page as a complete HTML5 document, or (standalone=False) as an <article> fragment."""
-    body = article(page)
+def render_html(page: SystemPage, *, standalone: bool = True, link_to: LinkTo | None = None) -> str:
+    """The page as a complete HTML5 document, or (standalone=False) as an <article> fragment.
+
+    `link_to` maps an entity IRI (operator, part, source without a URL...) to the URL to link to, such as
+    the web server's local page for it; by default pages link to the IRIs themselves."""
+    body = article(page, link_to or same)
     if not standalone:
         return body
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
