@@ -1,0 +1,73 @@
+"""Helpers for the server tests: a store built once per test process and real `hpckg serve` processes
+on a loopback port (--port 0: the server picks a free port and prints its URL)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import queue
+import re
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest import hpckg_executable
+
+
+@functools.cache
+def serve_store() -> Path:
+    """A store built once per test process with hpckg.build.build (no validation: the server tests test
+    serving, the shape tests test the data)."""
+    from hpckg.build import build
+
+    path = Path(tempfile.mkdtemp(prefix="hpckg-serve-")) / "store"
+    build(store_path=path, validate=False)
+    return path
+
+
+@dataclass
+class LiveServer:
+    url: str
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+
+
+def start_server(store: Path, *options: str, wait: float = 90.0) -> LiveServer:
+    """Start `hpckg serve` in a subprocess and wait until its SPARQL endpoint answers."""
+    process = subprocess.Popen(
+        [hpckg_executable(), "serve", "--store", str(store), "--host", "127.0.0.1", "--port", "0", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUTF8": "1"})
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line.decode()) for line in process.stdout], daemon=True).start()
+    deadline = time.monotonic() + wait
+    url = None
+    while url is None:
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"hpckg serve did not start: {process.stderr.read().decode()[-2000:]}")
+        try:
+            match = re.search(r"at (http://\S+?)/ ", lines.get(timeout=0.5))
+            url = match.group(1) if match else None
+        except queue.Empty:
+            continue
+    while True:  # the URL is printed when ready; still wait until it actually answers
+        try:
+            with urllib.request.urlopen(url + "/sparql?query=ASK%7B%7D", timeout=5) as response:
+                if response.status == 200:
+                    return LiveServer(url, process)
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.2)
