@@ -241,7 +241,8 @@ def test_kalos_markdown(pages):
     assert "Operated by Shanghai AI Laboratory" in md
     assert "1092 of 1153 systems have a readable citation that names them, and 40 are genuinely" in md
     assert "Treat anything below verified as a lead, not a citation." in md
-    assert "| Rmax | - | - | - |" in md and "| Per watt | - | - | - |" in md
+    assert "| Rmax (TFlop/s) | - | - | - |" in md and "| Per watt (GF/W) | - | - | - |" in md
+    assert "| Rmax ÷ Rpeak (%) | - | - | - |" in md
     accelerator = next(line for line in md.splitlines() if line.startswith("| Accelerator |"))
     for figure in ("NVIDIA A100 SXM4 80GB", "302 nodes of 8", "| NVIDIA |", "2,416 reported (302 nodes × 8)",
                    "| reported |", "[arxiv.org](https://arxiv.org/abs/2403.07648)"):
@@ -269,7 +270,7 @@ def test_megascale_markdown(pages):
     md = render_markdown(pages["bytedance-megascale"])
     for heading in [*SECTIONS, "## AI datacenter metrics"]:
         assert f"\n{heading}\n" in md
-    for figure in ("12,288 reported; more than 10,000 reported", "| Model FLOPs utilization | 55.2 % |",
+    for figure in ("12,288 reported; more than 10,000 reported", "| Model FLOPs utilization (%) | 55.2 % |",
                    "| Broadcom |", "| ByteDance |", "| Accelerators | 12,288 accelerators | 2023-09 | "
                    "operator stated |", "does not name this system", "No dated events recorded.",
                    "- 2026-10-09 Added ByteDance MegaScale Cluster", "Operated by ByteDance",
@@ -309,7 +310,8 @@ def test_kalos_html_figures_in_table_cells(pages):
     text = visible(checker)
     assert "Operated by Shanghai AI Laboratory" in text
     assert "1092 of 1153 systems" in text
-    assert row_starting(checker.rows, "Rmax") == ["Rmax", "-", "-", "-"]
+    assert row_starting(checker.rows, "Rmax (TFlop/s)") == ["Rmax (TFlop/s)", "-", "-", "-"]
+    assert row_starting(checker.rows, "Per watt (GF/W)")[1] == "-"
     gpus = row_starting(checker.rows, "Accelerator")
     assert gpus[1].startswith("NVIDIA A100 SXM4 80GB") and "302 nodes of 8" in gpus[1]
     assert gpus[2:] == ["NVIDIA", "2,416 reported (302 nodes × 8)", "reported", "arxiv.org"]
@@ -335,7 +337,7 @@ def test_seren_html_figures_in_table_cells(pages):
 
 def test_megascale_html_figures_in_table_cells(pages):
     checker = parse_html(render_html(pages["bytedance-megascale"]))
-    assert row_starting(checker.rows, "Model FLOPs utilization")[1] == "55.2 %"
+    assert row_starting(checker.rows, "Model FLOPs utilization (%)")[1] == "55.2 %"
     gpus = row_starting(checker.rows, "Accelerator")
     assert gpus[2] == "NVIDIA" and gpus[3] == "12,288 reported; more than 10,000 reported"
     assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom"
@@ -382,11 +384,23 @@ LEAD_SYSTEM = """
 @prefix prov: <http://www.w3.org/ns/prov#> . @prefix schema: <https://schema.org/> .
 @prefix sys: <https://w3id.org/hpckg/id/system/> . @prefix claim: <https://w3id.org/hpckg/id/claim/> .
 @prefix src: <https://w3id.org/hpckg/id/source/> . @prefix tier: <https://w3id.org/hpckg/vocab/tier/> .
-@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
+@prefix basis: <https://w3id.org/hpckg/vocab/basis/> . @prefix role: <https://w3id.org/hpckg/vocab/role/> .
+@prefix cmp: <https://w3id.org/hpckg/id/component/> . @prefix orgn: <https://w3id.org/hpckg/id/org/> .
 sys:test-lead a hpc:System ; rdfs:label "Test lead cluster"@en ; hpc:slug "test-lead" .
 src:test-aggregator a hpc:Source ; schema:url "https://news.example.org/item/1" .
 claim:test-lead-accelerators a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:acceleratorCount ;
     hpc:value 100000 ; hpc:tier tier:lead ; hpc:basis basis:reported ;
+    prov:hadPrimarySource src:test-aggregator .
+claim:test-lead-rmax a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:rmax ; hpc:value 784.0 ;
+    hpc:tier tier:verified ; hpc:basis basis:measured ; prov:hadPrimarySource src:test-aggregator .
+claim:test-lead-rpeak a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:rpeak ; hpc:value 1000 ;
+    hpc:tier tier:reported ; hpc:basis basis:measured ; prov:hadPrimarySource src:test-aggregator .
+cmp:test-lead-fabric a hpc:Component ; hpc:componentOf sys:test-lead ; hpc:role role:interconnect .
+claim:test-lead-fabric-supplier a hpc:Claim ; hpc:about cmp:test-lead-fabric ;
+    hpc:property hpc:supplierAtBuild ; hpc:value orgn:mellanox ; hpc:tier tier:reported ;
+    hpc:basis basis:reported ; prov:hadPrimarySource src:test-aggregator .
+claim:test-lead-fabric-quantity a hpc:Claim ; hpc:about cmp:test-lead-fabric ; hpc:property hpc:quantity ;
+    hpc:minExclusive 10000 ; hpc:tier tier:lead ; hpc:basis basis:reported ;
     prov:hadPrimarySource src:test-aggregator .
 claim:test-lead-forecast a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hpc:forecast ;
     hpc:value "It will change everything" ; hpc:tier tier:lead ; hpc:basis basis:machine-generated ;
@@ -394,19 +408,44 @@ claim:test-lead-forecast a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hp
 """
 
 
-def test_lead_and_machine_generated_figures_are_marked_as_leads():
+@pytest.fixture(scope="module")
+def lead_page() -> SystemPage:
     store = Store(None)
-    populate(store)
     store.load(LEAD_SYSTEM, format=rdf_format_for_path("x.ttl"), graph="https://example.org/test-graph")
-    page = system_page(store, find_system(store, "test-lead"))
+    populate(store)  # the derivation rules (truthy triples, roll-up) see the test system too
+    return system_page(store, find_system(store, "test-lead"))
+
+
+def test_efficiency_is_derived_from_rmax_and_rpeak_at_the_weaker_tier(lead_page):
+    ratio = next(row for row in lead_page.performance if row.label == "Rmax ÷ Rpeak")
+    assert ratio.figure.display == "78.4 %"
+    assert ratio.figure.tier and ratio.figure.tier.label == "reported"
+    assert ratio.figure.basis and ratio.figure.basis.text == "derived"
+    assert "| Rmax ÷ Rpeak (%) | 78.4 % | reported, derived |" in render_markdown(lead_page)
+
+
+def test_supplier_at_build_shows_the_parent_it_rolls_up_to_today(lead_page):
+    [fabric] = lead_page.components
+    assert fabric.supplier and fabric.supplier.href == ORG + "mellanox"
+    assert fabric.supplier_parent and fabric.supplier_parent.href == ORG + "nvidia"
+    assert [q.text for q in fabric.quantities] == ["more than 10,000"]
+    checker = parse_html(render_html(lead_page))
+    row = row_starting(checker.rows, "Interconnect")
+    assert row[2] == "Mellanox Technologies (today: NVIDIA)"
+    assert row[3] == "more than 10,000 LEAD: not a citation"
+    assert row[4] == "LEAD: not a citation"
+
+
+def test_lead_and_machine_generated_figures_are_marked_as_leads(lead_page):
+    page = lead_page
     rows = {row.label: row.figure for row in page.metrics}
     assert rows["Accelerators"].lead and not rows["Accelerators"].machine_generated
     assert rows["Forecast"].lead and rows["Forecast"].machine_generated
     md = render_markdown(page)
-    assert "**lead (LEAD: a lead, not a citation)**" in md
-    assert "**lead (LEAD: machine-generated analysis, a lead, not a citation)**" in md
+    assert "**LEAD: not a citation**" in md
+    assert "**LEAD: machine-generated analysis, not a citation**" in md
     checker = parse_html(render_html(page))
-    assert row_starting(checker.rows, "Accelerators")[5] == "lead (LEAD: a lead, not a citation)"
+    assert row_starting(checker.rows, "Accelerators")[5] == "LEAD: not a citation"
     assert any(tag == "strong" and attrs.get("class") == "lead" for tag, attrs in checker.tags)
     assert "news.example.org" in row_starting(checker.rows, "Forecast")[6]
 

@@ -106,7 +106,7 @@ def article(page: SystemPage, link_to: LinkTo = same) -> str:
 
     out.append(section("performance", "Measured performance", table(
         "Measured performance", t.PERFORMANCE_HEADERS,
-        ([esc(row.label), esc(row.figure.display), tier(row.figure), srcs(row.figure.sources)]
+        ([esc(t.measure_label(row)), esc(row.figure.display), tier(row.figure), srcs(row.figure.sources)]
          for row in page.performance)), p(t.PERFORMANCE_NOTE)))
 
     if page.components:

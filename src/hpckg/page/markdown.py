@@ -61,7 +61,7 @@ def render_markdown(page: SystemPage) -> str:
 
     out += ["## Measured performance", ""]
     out += table(t.PERFORMANCE_HEADERS, (
-        [esc(row.label), esc(row.figure.display), tier(row.figure), sources(row.figure.sources)]
+        [esc(t.measure_label(row)), esc(row.figure.display), tier(row.figure), sources(row.figure.sources)]
         for row in page.performance))
     out += ["", esc(t.PERFORMANCE_NOTE), ""]
 

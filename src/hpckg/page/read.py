@@ -194,7 +194,7 @@ def efficiency_row(by_property: dict[str, Claim], ontology: Ontology, formatter:
     rmax, rpeak = by_property.get(hpc("rmax")), by_property.get(hpc("rpeak"))
     if not (rmax and rpeak and isinstance(rmax.value, int | Decimal) and isinstance(rpeak.value, int | Decimal)
             and rpeak.value):
-        return Row(label, Figure())
+        return Row(label, Figure(unit="%"))
     ratio = (Decimal(rmax.value) / Decimal(rpeak.value) * 100).quantize(Decimal("0.1"))
     inputs = [formatter.figure(rmax), formatter.figure(rpeak)]
     tier = weakest(f.tier for f in inputs)

@@ -4,9 +4,10 @@ text here; each renderer escapes them for its own format."""
 from __future__ import annotations
 
 from hpckg.namespaces import VOCAB
-from hpckg.page.model import ABSENT, ComponentRow, Figure, Link, SourceCheckRow, SystemPage
+from hpckg.page.model import ABSENT, ComponentRow, Figure, Link, Row, SourceCheckRow, SystemPage, Tier
 
 BASIS_DERIVED = VOCAB + "basis/derived"
+TIER_LEAD = VOCAB + "tier/lead"
 DOES_NOT_NAME = VOCAB + "check-result/does-not-name-system"
 BREADCRUMB = ("Supercomputers", "Systems")
 PERFORMANCE_NOTE = (
@@ -32,13 +33,18 @@ CHECK_NONE_NAME = (
     "row and it is why the system carries a confidence tier below verified.")
 NO_CHECKS = "No source check has been recorded for this system."
 LEAD_MARK = "LEAD"
-LEAD_EXPLAINED = "a lead, not a citation"
+LEAD_EXPLAINED = "not a citation"
 
 COMPONENT_HEADERS = ("Role", "Part", "Supplier at build", "Quantity", "Confidence", "Source")
 PERFORMANCE_HEADERS = ("Measure", "Value", "Confidence", "Source")
 METRIC_HEADERS = ("Metric", "Value", "As of", "Basis", "Note", "Confidence", "Source")
 FACT_HEADERS = ("Fact", "Value", "As of", "Confidence", "Source")
 CHECK_HEADERS = ("Cited source", "Result", "Found on the page", "Checked", "Command")
+
+
+def measure_label(row: Row) -> str:
+    """A measured-performance label with its unit, shown even when the figure is absent: 'Per watt (GF/W)'."""
+    return f"{row.label} ({row.figure.unit})" if row.figure.unit else row.label
 
 
 def threshold_label(page: SystemPage) -> str:
@@ -93,16 +99,23 @@ def tier_text(figure: Figure) -> str:
     if figure.basis and figure.basis.href == BASIS_DERIVED:
         label = f"{label}, {figure.basis.text}"
     if figure.lead:
-        why = "machine-generated analysis, " if figure.machine_generated else ""
-        return f"{label} ({LEAD_MARK}: {why}{LEAD_EXPLAINED})".strip()
+        return lead_text(figure.tier, figure.machine_generated)
     return label
+
+
+def lead_text(tier: Tier | None, machine_generated: bool = False) -> str:
+    """'LEAD: not a citation'; a figure whose tier is above lead (only machine-generated ones) keeps it:
+    'reported, LEAD: machine-generated analysis, not a citation'."""
+    why = "machine-generated analysis, " if machine_generated else ""
+    above = f"{tier.label}, " if tier is not None and tier.iri != TIER_LEAD else ""
+    return f"{above}{LEAD_MARK}: {why}{LEAD_EXPLAINED}"
 
 
 def row_tier_text(row: ComponentRow) -> str:
     if row.tier is None:
         return ABSENT
     if row.lead:
-        return f"{row.tier.label} ({LEAD_MARK}: {LEAD_EXPLAINED})"
+        return lead_text(row.tier, machine_generated=False)
     return row.tier.label
 
 
