@@ -112,7 +112,7 @@ def article(page: SystemPage, link_to: LinkTo = same) -> str:
     if page.components:
         components = table("What this machine is made of", t.COMPONENT_HEADERS, (
             [esc(row.role.text),
-             link(row.part, link_to) + "".join(f'<small class="detail">{esc(line)}</small>'
+             link(row.part, link_to) + "".join(f'<br><small class="detail">{esc(line)}</small>'
                                       for line in t.part_summary(row)),
              esc(t.with_parent(row.supplier, row.supplier_parent)),
              esc(t.quantity_text(row)),
