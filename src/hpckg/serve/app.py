@@ -331,15 +331,15 @@ class Handler(BaseHTTPRequestHandler):
         return f"http://{self.headers.get('Host') or '127.0.0.1'}{path}"
 
     def editor(self, query: str) -> None:
-        results = ""
+        results, status = "", 200
         if query.strip():
             try:
                 answer = self.app.run(self.client, Job(query, "json", "ttl"))
                 results = (self.app.views.results(json.loads(answer.body)) if answer.form != "triples"
                            else f"<pre>{html.escape(answer.body.decode('utf-8'))}</pre>")
             except HttpError as error:
-                results = error_box(error)
-        self.send_html(self.app.views.editor(query, results, list(self.app.canned().values())))
+                results, status = error_box(error), error.status
+        self.send_html(self.app.views.editor(query, results, list(self.app.canned().values())), status)
 
     def canned(self, ref: str) -> None:
         name, _, ext = ref.partition(".")
@@ -398,6 +398,8 @@ class Handler(BaseHTTPRequestHandler):
         accept = self.headers.get("Accept", "")
         if route == "page" or (not ext and wants_html(accept)):
             if route == "id":
+                if not self.app.views.exists(iri):
+                    raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
                 return self.redirect(urls.page(kind, slug))
             jsonld = serialize_triples(describe(self.app.store, iri), RDF_FORMATS["jsonld"])
             page = self.app.views.entity(kind, slug, iri, jsonld)
@@ -424,7 +426,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def error_box(error: HttpError) -> str:
-    return f'<div class="error"><p>{error.status} {html.escape(error.code)}: {html.escape(error.message)}</p></div>'
+    return f'<div class="error"><p>{error.status}: {html.escape(error.code)}. {html.escape(error.message)}</p></div>'
 
 
 def media_for_twin(suffix: str) -> str:

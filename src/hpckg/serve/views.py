@@ -208,7 +208,7 @@ class Views:
 
     def entity(self, kind: str, slug: str, iri: str, jsonld: bytes) -> Html | None:
         """The HTML page of an entity, or None when the store says nothing about it."""
-        if not bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}")):
+        if not self.exists(iri):
             return None
         name = labels(self.store, [iri]).get(iri, slug)
         render = {"system": self.system, "site": self.site, "org": self.organisation, "part": self.part,
@@ -216,6 +216,9 @@ class Views:
         body = render(iri)
         alternates = {u: TWIN_TYPES[s] for s, u in urls.twins(kind, slug).items()}
         return Html(name, f'<p class="muted">{e(kind)} · <code>{e(iri)}</code></p>{body}', alternates, jsonld)
+
+    def exists(self, iri: str) -> bool:
+        return bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}"))
 
     def heading(self, iri: str) -> str:
         rows = self.select(f"SELECT ?read WHERE {{ {iri_ref(iri)} hpc:read ?read }}")

@@ -120,8 +120,22 @@ def worker_main(conn: multiprocessing.connection.Connection, store_path: str) ->
         if job is None:
             return
         if job.generation != generation:  # the store was updated: see the new data
-            store, generation = ox.Store.read_only(store_path), job.generation
+            del store
+            store, generation = reopen(store_path), job.generation
         conn.send(run_job(store, job))
+
+
+def reopen(store_path: str, attempts: int = 40) -> ox.Store:
+    """Open the store read-only again after an update. The writer may be compacting (replacing files the
+    manifest names) at that moment, so a failed open is retried briefly."""
+    for attempt in range(attempts):
+        try:
+            return ox.Store.read_only(store_path)
+        except (OSError, RuntimeError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
+    raise AssertionError("unreachable")
 
 
 class _Worker:

@@ -1,0 +1,231 @@
+"""The linked-data website of `hpckg serve`, through a real server process and httpx: 303 redirects,
+twins and Link headers, HTML pages, canned queries, CORS, errors, rate limits and authorised updates."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import urllib.parse
+
+import httpx
+import pytest
+import rdflib
+
+from hpckg.query import canned_queries
+from hpckg.serve import urls
+from serve_live import serve_store, start_server
+
+KALOS = "https://w3id.org/hpckg/id/system/kalos"
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = start_server(serve_store(), "--workers", "2", "--rate-limit", "0")
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def web(server):
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        yield http
+
+
+HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+def text(page: str) -> str:
+    """The visible text of a page, whitespace collapsed."""
+    page = re.sub(r"(?s)<script.*?</script>|<style.*?</style>", " ", page)
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_browser_is_redirected_303_to_the_page(web):
+    response = web.get(urls.entity("system", "kalos"), headers=HTML)
+    assert response.status_code == 303 and response.headers["Location"] == urls.page("system", "kalos")
+
+
+@pytest.mark.parametrize("accept,parser", [("text/turtle", "turtle"), ("application/ld+json", "json-ld"),
+                                            ("application/n-triples", "nt"), ("application/rdf+xml", "xml")])
+def test_entity_iri_negotiates_its_description(web, accept, parser):
+    response = web.get(urls.entity("system", "kalos"), headers={"Accept": accept})
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith(accept)
+    graph = rdflib.Graph().parse(data=response.content, format=parser)
+    hpc = rdflib.Namespace("https://w3id.org/hpckg/ontology#")
+    operator = rdflib.URIRef("https://w3id.org/hpckg/id/claim/kalos-operator")
+    source = rdflib.URIRef("https://w3id.org/hpckg/id/source/arxiv-2403-07648")
+    assert (operator, hpc.about, rdflib.URIRef(KALOS)) in graph  # claims about it
+    assert (operator, rdflib.URIRef("http://www.w3.org/ns/prov#hadPrimarySource"), source) in graph
+    assert (source, rdflib.URIRef("http://purl.org/dc/terms/title"), None) in graph  # and their sources
+    assert 'rel="alternate"' in response.headers["Link"]
+
+
+@pytest.mark.parametrize("suffix,parser", [("ttl", "turtle"), ("jsonld", "json-ld"), ("nt", "nt"),
+                                            ("rdf", "xml")])
+def test_suffixes_give_raw_formats(web, suffix, parser):
+    response = web.get(urls.entity("site", "acme", suffix), headers=HTML)
+    assert response.status_code == 200
+    graph = rdflib.Graph().parse(data=response.content, format=parser)
+    assert (rdflib.URIRef("https://w3id.org/hpckg/id/site/acme"), None, None) in graph
+
+
+def test_json_twin_is_a_plain_summary(web):
+    summary = web.get(urls.entity("site", "acme", "json")).json()
+    assert summary["iri"] == "https://w3id.org/hpckg/id/site/acme" and summary["kind"] == "site"
+    totals = [c for c in summary["claims"] if c["property"].endswith("#acceleratorCount")]
+    assert totals and totals[0]["value"] == 4704 and len(totals[0]["derivedFrom"]) == 2
+    assert summary["links"]["html"] == urls.page("site", "acme")
+
+
+def test_every_page_announces_its_twins_and_embeds_json_ld(web):
+    for kind, slug in (("system", "kalos"), ("site", "acme"), ("org", "nvidia"),
+                       ("source", "arxiv-2403-07648"), ("claim", "kalos-operator")):
+        response = web.get(urls.page(kind, slug))
+        assert response.status_code == 200, (kind, slug)
+        for suffix, url in urls.twins(kind, slug).items():
+            assert f'href="{url}"' in response.text and f"<{url}>" in response.headers["Link"], suffix
+            assert web.get(url).status_code == 200
+        embedded = re.search(r'<script type="application/ld\+json">(.*?)</script>', response.text, re.S)
+        data = json.loads(embedded.group(1).replace("<\\/", "</"))
+        graph = rdflib.Graph().parse(data=json.dumps(data), format="json-ld")
+        iri = rdflib.URIRef(f"https://w3id.org/hpckg/id/{kind}/{slug}")
+        assert (iri, None, None) in graph or (None, None, iri) in graph
+
+
+def test_system_page_comes_from_hpckg_page(web):
+    page = text(web.get(urls.page("system", "kalos")).text)
+    assert "Kalos (Shanghai AI Lab)" in page and "Shanghai AI Laboratory" in page and "2,416" in page
+
+
+def test_site_page_shows_the_derived_total_and_how(web):
+    page = text(web.get(urls.page("site", "acme")).text)
+    assert "Accelerators: 4,704" in page
+    assert "2,416" in page and "2,288" in page  # the input claims
+    assert "arXiv 2403.07648" in page  # their sources
+    assert "weakest tier of the inputs: reported" in page
+    assert "Kalos (Shanghai AI Lab)" in page and "Seren (Shanghai AI Lab)" in page
+
+
+def test_organisation_page_shows_lineage_and_systems(web):
+    page = text(web.get(urls.page("org", "nvidia")).text)
+    assert "Mellanox" in page  # acquired by NVIDIA
+    assert "Systems supplied" in page and "Kalos (Shanghai AI Lab)" in page
+    mellanox = text(web.get(urls.page("org", "mellanox")).text)
+    assert re.search(r"Rolls up to \(today\) NVIDIA", mellanox)
+
+
+def test_part_and_source_pages(web):
+    part = text(web.get(urls.page("part", "nvidia-a100-sxm4-80gb")).text)
+    assert "Used in" in part and "Kalos (Shanghai AI Lab)" in part
+    source = web.get(urls.page("source", "arxiv-2403-07648"))
+    assert 'id="source-checks"' in source.text
+    assert "pnpm verify" in text(source.text) and "Characterization of Large Language Model" in text(source.text)
+
+
+def test_home_lists_statistics_and_every_canned_query(web):
+    home = web.get(urls.home())
+    page = text(home.text)
+    assert re.search(r"systems [1-9]", page) and re.search(r"triples [\d,]+", page)
+    queries = canned_queries()
+    assert queries, "queries/ has no canned queries"
+    for query in queries:
+        assert f'action="{urls.canned(query.name)}"' in home.text  # runnable without JavaScript
+        assert query.description in page
+
+
+def test_canned_query_runs_as_html_csv_and_json(web):
+    page = web.get(urls.canned("acme-total"))
+    assert page.status_code == 200 and '<table class="results">' in page.text
+    assert "4704" in page.text or "4,704" in page.text
+    csv_text = web.get(urls.canned("acme-total", "csv"))
+    assert csv_text.headers["Content-Type"].startswith("text/csv") and "4704" in csv_text.text
+    document = web.get(urls.canned("acme-total", "json")).json()
+    assert document["results"]["bindings"]
+
+
+def test_query_editor_runs_a_query_without_javascript(web):
+    editor = web.get(urls.query_editor("SELECT ?s WHERE { ?s a hpc:System } ORDER BY ?s"))
+    assert editor.status_code == 200 and "<textarea" in editor.text
+    assert f'href="{urls.page("system", "kalos")}"' in editor.text
+    assert "Examples" in editor.text
+
+
+def test_cors_headers_and_preflight(web):
+    assert web.get(urls.sparql("ASK {}")).headers["Access-Control-Allow-Origin"] == "*"
+    preflight = web.options(urls.sparql(), headers={"Origin": "https://example.org",
+                                                    "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 204 and preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    assert "Content-Type" in preflight.headers["Access-Control-Allow-Headers"]
+
+
+@pytest.mark.parametrize("path,status,code", [
+    ("/no/such/path", 404, "not-found"),
+    (urls.entity("system", "no-such-system"), 404, "unknown-entity"),
+    (urls.canned("no-such-query"), 404, "unknown-query"),
+    (urls.sparql("SELECT * WHERE { ?s ?p }"), 400, "query-syntax"),
+])
+def test_every_error_has_one_json_shape_and_an_html_page(web, path, status, code):
+    response = web.get(path)
+    assert response.status_code == status
+    assert response.json() == {"error": {"status": status, "code": code,
+                                         "message": response.json()["error"]["message"],
+                                         **({"line": 1, "column": 25} if code == "query-syntax" else {})}}
+    assert response.json()["error"]["message"]
+    browser = web.get(path, headers=HTML)
+    assert browser.status_code == status and browser.headers["Content-Type"].startswith("text/html")
+    assert f"{status}: {code}" in text(browser.text)
+
+
+def test_writes_are_405(web):
+    response = web.put(urls.graph_store(), content=b"<a:a> <a:b> <a:c> .",
+                       headers={"Content-Type": "application/n-triples"})
+    assert response.status_code == 405 and response.json()["error"]["code"] == "method-not-allowed"
+
+
+def test_rate_limit_answers_429_with_retry_after():
+    live = start_server(serve_store(), "--workers", "1", "--rate-limit", "0.0001")
+    try:
+        with httpx.Client(base_url=live.url, timeout=30) as http:
+            # The start-up probe already spent this client's tiny budget.
+            statuses = [http.get(urls.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 50")) for _ in range(3)]
+        limited = [r for r in statuses if r.status_code == 429]
+        assert limited
+        assert int(limited[0].headers["Retry-After"]) >= 1
+        assert limited[0].json()["error"]["code"] == "rate-limited"
+    finally:
+        live.stop()
+
+
+def test_update_with_the_token(tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(serve_store(), store)
+    live = start_server(store, "--workers", "1", "--allow-update-token", "s3cret")
+    update = "INSERT DATA { <https://example.org/x> <https://example.org/p> 42 }"
+    ask = urls.sparql("ASK { <https://example.org/x> <https://example.org/p> 42 }")
+    try:
+        with httpx.Client(base_url=live.url, timeout=30) as http:
+            form = {"Content-Type": "application/x-www-form-urlencoded"}
+            wrong = http.post(urls.sparql(), content=urllib.parse.urlencode({"update": update}),
+                              headers={**form, "Authorization": "Bearer nope"})
+            assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "update-forbidden"
+            assert http.get(ask).json()["boolean"] is False
+            done = http.post(urls.sparql(), content=update, headers={
+                "Content-Type": "application/sparql-update", "Authorization": "Bearer s3cret"})
+            assert done.status_code == 204
+            answer = http.get(ask).json()
+            assert answer.get("boolean") is True, answer  # the workers see the update
+    finally:
+        live.stop()
+
+
+def test_serve_help_documents_every_option_and_an_example():
+    from conftest import run_hpckg
+
+    out = run_hpckg("serve", "--help").stdout.decode()
+    for option in ("--store", "--host", "--port", "--timeout", "--max-results", "--allow-update-token",
+                   "--allow-service", "--workers", "--rate-limit", "--base-iri"):
+        assert option in out
+    assert "examples:" in out and "hpckg serve" in out
