@@ -99,7 +99,7 @@ class Views:
             body.append(f"<tr{css}>" + (f"<td>{self.link(c.about, names.get(c.about))}</td>"
                                          if show_about else "")
                         + f"<td>{e(names.get(c.property, short(c.property)))}</td><td>{value}</td>"
-                        f'<td class="tier-{e(short(c.tier or ""))}">{e(tier)}</td>'
+                        f'<td class="tier-{e((c.tier or "").rsplit("/", 1)[-1])}">{e(tier)}</td>'
                         f"<td>{e(c.as_of or '')}</td><td>{sources}</td>"
                         f"<td>{self.link(c.iri, short(c.iri))}</td></tr>")
         return f"<table>{head}{''.join(body)}</table>"
@@ -252,7 +252,7 @@ class Views:
                 f'<section class="derived"><h3>{e(names.get(claim.property, short(claim.property)))}: '
                 f'<span class="total">{value}</span></h3>'
                 f'<p>Derived by the build from {len(inputs)} input claims; weakest tier of the inputs: '
-                f'<strong class="tier-{e(short(claim.tier or ""))}">{e(weakest)}</strong>. '
+                f'<strong class="tier-{e((claim.tier or "").rsplit("/", 1)[-1])}">{e(weakest)}</strong>. '
                 f"Claim {self.link(claim.iri, short(claim.iri))}.</p>"
                 f"{self.claims_table(inputs, show_about=True)}"
                 + (f"<p class=muted>{e(claim.note)}</p>" if claim.note else "") + "</section>")

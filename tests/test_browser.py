@@ -1,0 +1,73 @@
+"""A real browser (Debian's Chromium, headless) over a live `hpckg serve`: the home page, a system page,
+a site page, and a canned query run from the home page's form. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from hpckg.serve import urls
+from serve_live import serve_store, start_server
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "Chromium is not installed: apt-get install -y chromium (.ci/run does this)"
+    return found
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = start_server(serve_store(), "--workers", "2", "--rate-limit", "0")
+    yield live
+    live.stop()
+
+
+def browse(url: str, profile: Path, screenshot: str) -> str:
+    """The DOM Chromium renders for a URL (after scripts ran), and a PNG of it under test-artifacts/."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    common = [chromium(), *FLAGS, f"--user-data-dir={profile}"]
+    dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, timeout=120, check=True)
+    subprocess.run([*common, f"--screenshot={ARTIFACTS / screenshot}", "--window-size=1280,1800", url],
+                   capture_output=True, timeout=120, check=True)
+    assert (ARTIFACTS / screenshot).stat().st_size > 0
+    return dom.stdout.decode("utf-8")
+
+
+def visible(dom: str) -> str:
+    dom = re.sub(r"(?s)<script.*?</script>|<style.*?</style>", " ", dom)
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom)))
+
+
+def test_home_system_site_and_a_canned_query_in_chromium(server, tmp_path):
+    home = browse(server.url + urls.home(), tmp_path / "profile", "home.png")
+    assert "hpckg: supercomputers and AI clusters" in visible(home)
+    assert re.search(r"systems [1-9]", visible(home))
+
+    kalos = browse(server.url + urls.page("system", "kalos"), tmp_path / "profile", "system-kalos.png")
+    assert "Kalos (Shanghai AI Lab)" in visible(kalos) and "2,416" in visible(kalos)
+    assert '<script type="application/ld+json">' in kalos
+
+    acme = browse(server.url + urls.page("site", "acme"), tmp_path / "profile", "site-acme.png")
+    assert "Accelerators: 4,704" in visible(acme)
+    assert "weakest tier of the inputs: reported" in visible(acme)
+
+    # Run the canned query the way the home page's Run button does: a GET form with no fields submits
+    # to its action URL.
+    action = re.search(r'<form method="get" action="([^"]*acme-total)"', home)
+    assert action, "the home page has no Run form for acme-total"
+    target = urllib.parse.urljoin(server.url + "/", html.unescape(action.group(1)))
+    results = browse(target, tmp_path / "profile", "query-acme-total.png")
+    table = re.search(r'<table class="results">(.*?)</table>', results, re.S)
+    assert table and ("4704" in table.group(1) or "4,704" in table.group(1))
+    assert f'href="{urls.canned("acme-total", "csv")}"' in results
