@@ -114,7 +114,10 @@ class App:
 
     def close(self) -> None:
         self.pool.close()
-        self.store.close()
+        try:
+            self.store.close()
+        except (OSError, RuntimeError):
+            pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
     def run(self, client: str, job: Job):
         """Run a query job for a client under the rate limit, the time limit and the result cap."""
@@ -178,6 +181,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server_version = "hpckg"
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # keep-alive responses must not wait for delayed ACKs (40 ms)
     app: App  # set by make_server
 
     # ---- plumbing -----------------------------------------------------------------------------------
@@ -198,9 +202,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Vary", "Accept")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        # Headers and body in one write.
+        self._headers_buffer.append(b"\r\n" + (body if self.command != "HEAD" else b""))
+        self.flush_headers()
 
     def send_html(self, page: Html, status: int = 200) -> None:
         headers = {"Link": page.link_header()} if page.alternates else {}

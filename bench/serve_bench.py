@@ -1,0 +1,208 @@
+"""Benchmark `hpckg serve` against `oxigraph serve-read-only` (the oxigraph PyPI package's binary) on the
+same data in the same run: queries per second and p50/p99 latency for a lookup and an aggregate query.
+
+    python bench/serve_bench.py                       # build a store, run both servers, print a table
+    python bench/serve_bench.py --write docs/benchmarks.md --requests 1000 --concurrency 4
+
+Both servers are queried over loopback with keep-alive HTTP/1.1 connections, one per client thread, asking
+for SPARQL JSON results. Queries use full IRIs so both servers parse the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+HPC = "https://w3id.org/hpckg/ontology#"
+QUERIES = {
+    "lookup": "SELECT ?label WHERE { <https://w3id.org/hpckg/id/system/kalos> "
+              "<http://www.w3.org/2000/01/rdf-schema#label> ?label }",
+    "aggregate": f"SELECT ?tier (COUNT(?c) AS ?claims) WHERE {{ ?c a <{HPC}Claim> ; <{HPC}tier> ?tier }} "
+                 "GROUP BY ?tier ORDER BY ?tier",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_answers(url: str, process: subprocess.Popen, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args[0]} exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "?" + urllib.parse.urlencode({"query": "ASK {}"}), timeout=5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def run_load(endpoint: str, query: str, *, requests: int, concurrency: int) -> dict[str, float]:
+    """Send `requests` GET queries from `concurrency` keep-alive clients; qps and latency percentiles."""
+    parsed = urllib.parse.urlsplit(endpoint)
+    path = parsed.path + "?" + urllib.parse.urlencode({"query": query})
+    latencies: list[float] = []
+    lock = threading.Lock()
+    per_client = requests // concurrency
+    errors: list[str] = []
+
+    def client() -> None:
+        connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+        mine = []
+        for _ in range(per_client):
+            start = time.perf_counter()
+            connection.request("GET", path, headers={"Accept": "application/sparql-results+json"})
+            response = connection.getresponse()
+            body = response.read()
+            mine.append(time.perf_counter() - start)
+            if response.status != 200:
+                errors.append(f"{response.status} {body[:200]!r}")
+        connection.close()
+        with lock:
+            latencies.extend(mine)
+
+    for _ in range(min(20, per_client)):  # warm-up on one connection
+        urllib.request.urlopen(endpoint + path[len(parsed.path):], timeout=60).read()
+    threads = [threading.Thread(target=client) for _ in range(concurrency)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    if errors:
+        raise RuntimeError(f"{len(errors)} failed requests against {endpoint}: {errors[0]}")
+    latencies.sort()
+    return {"qps": len(latencies) / wall, "p50": 1000 * statistics.median(latencies),
+            "p99": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=1000, help="requests per query and server")
+    parser.add_argument("--concurrency", type=int, default=4, help="concurrent keep-alive clients")
+    parser.add_argument("--workers", type=int, default=2, help="hpckg serve --workers")
+    parser.add_argument("--oxigraph", default=shutil.which("oxigraph") or str(Path(sys.executable).with_name(
+        "oxigraph")), help="the oxigraph binary (pip install oxigraph)")
+    parser.add_argument("--write", metavar="PATH", help="write the results as Markdown to PATH")
+    args = parser.parse_args(argv)
+
+    from hpckg.build import build
+    from hpckg.formats import rdf_format
+    from hpckg.store import Store
+
+    work = Path(tempfile.mkdtemp(prefix="hpckg-bench-"))
+    processes: list[subprocess.Popen] = []
+    try:
+        store_path = work / "store"
+        summary = build(store_path=store_path, validate=False)
+        dump = work / "dump.nq"
+        store = Store(store_path, read_only=True)
+        with dump.open("wb") as out:
+            store.dump(out, format=rdf_format("nq"))
+        del store
+        subprocess.run([args.oxigraph, "load", "--location", str(work / "oxigraph"), "--file", str(dump)],
+                       check=True, capture_output=True)
+
+        ox_port = free_port()
+        oxigraph = subprocess.Popen([args.oxigraph, "serve-read-only", "--location", str(work / "oxigraph"),
+                                     "--bind", f"127.0.0.1:{ox_port}", "--union-default-graph"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        processes.append(oxigraph)
+        hpckg_bin = shutil.which("hpckg") or str(Path(sys.executable).with_name("hpckg"))
+        hp_port = free_port()
+        hpckg = subprocess.Popen([hpckg_bin, "serve", "--store", str(store_path), "--port", str(hp_port),
+                                  "--rate-limit", "0", "--workers", str(args.workers)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        processes.append(hpckg)
+        endpoints = {"hpckg serve": f"http://127.0.0.1:{hp_port}/sparql",
+                     "oxigraph serve-read-only": f"http://127.0.0.1:{ox_port}/query"}
+        for name, url in endpoints.items():
+            wait_until_answers(url, hpckg if name.startswith("hpckg") else oxigraph)
+
+        results: dict[tuple[str, str], dict[str, float]] = {}
+        for query_name, query in QUERIES.items():
+            for name, url in endpoints.items():
+                results[(query_name, name)] = run_load(url, query, requests=args.requests,
+                                                       concurrency=args.concurrency)
+                r = results[(query_name, name)]
+                print(f"{query_name:9} {name:25} {r['qps']:8.0f} q/s  p50 {r['p50']:6.2f} ms  "
+                      f"p99 {r['p99']:6.2f} ms", flush=True)
+        report = markdown(results, args, summary.triples)
+        print(report)
+        if args.write:
+            Path(args.write).write_text(report, encoding="utf-8")
+    finally:
+        for process in processes:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def markdown(results: dict, args: argparse.Namespace, triples: int) -> str:
+    version = subprocess.run([args.oxigraph, "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `python bench/serve_bench.py --write docs/benchmarks.md` "
+        f"on {dt.date.today().isoformat()}; do not edit by hand.",
+        "",
+        "## `hpckg serve` against `oxigraph serve-read-only`",
+        "",
+        f"Same data ({triples:,} quads, the store `hpckg build` makes, dumped as N-Quads and loaded into "
+        f"{version or 'oxigraph'} with --union-default-graph), same run, loopback, {args.requests} GET requests "
+        f"per query and server from {args.concurrency} keep-alive clients asking for SPARQL JSON. "
+        f"hpckg serve ran with --workers {args.workers} --rate-limit 0. Machine: {platform.machine()}, "
+        f"{os.cpu_count()} CPUs (shared with other work, so absolute numbers are noisy; the ratio is the point), "
+        f"Python {platform.python_version()}.",
+        "",
+        "| query | server | queries/s | p50 ms | p99 ms |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for (query, server), r in results.items():
+        lines.append(f"| {query} | {server} | {r['qps']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} |")
+    lines += ["", "| query | hpckg serve throughput as a share of oxigraph's | p50 latency ratio (hpckg/oxigraph) |",
+              "|---|---:|---:|"]
+    for query in QUERIES:
+        ours, theirs = results[(query, "hpckg serve")], results[(query, "oxigraph serve-read-only")]
+        lines.append(f"| {query} | {ours['qps'] / theirs['qps']:.0%} | {ours['p50'] / theirs['p50']:.1f}× |")
+    lines += [
+        "",
+        "The queries:",
+        "",
+        *(f"- {name}: `{text}`" for name, text in QUERIES.items()),
+        "",
+        "Where the difference comes from: hpckg serve hands every query to a worker process (a pipe round "
+        "trip, and results serialized in Python) so that a query past the time limit can be killed without "
+        "stalling other clients, and its HTTP layer is Python's ThreadingHTTPServer; oxigraph serve answers "
+        "in-process from Rust.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
