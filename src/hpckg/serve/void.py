@@ -13,8 +13,7 @@ FORMATS = "http://www.w3.org/ns/formats/"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 VOID = "http://rdfs.org/ns/void#"
 FORMAT_IRIS = {"json": "SPARQL_Results_JSON", "xml": "SPARQL_Results_XML", "csv": "SPARQL_Results_CSV",
-               "tsv": "SPARQL_Results_TSV", "ttl": "Turtle", "nt": "N-Triples", "jsonld": "JSON-LD",
-               "xml-rdf": "RDF_XML"}
+               "tsv": "SPARQL_Results_TSV", "ttl": "Turtle", "nt": "N-Triples", "jsonld": "JSON-LD"}
 
 COUNTED = {"systems": "hpc:System", "sites": "hpc:Site", "organisations": "hpc:Organisation",
            "part models": "hpc:PartModel", "sources": "hpc:Source", "claims": "hpc:Claim",
@@ -59,9 +58,8 @@ def service_description(endpoint: str, store, settings) -> list[ox.Triple]:
         triples.append(ox.Triple(service, _n(SD + "feature"), _n(SD + "BasicFederatedQuery")))
     for name in RESULTS_FORMATS:
         triples.append(ox.Triple(service, _n(SD + "resultFormat"), _n(FORMATS + FORMAT_IRIS[name])))
-    for name in ("ttl", "nt", "jsonld"):
-        triples.append(ox.Triple(service, _n(SD + "resultFormat"), _n(FORMATS + FORMAT_IRIS[name])))
-    triples.append(ox.Triple(service, _n(SD + "resultFormat"), _n(FORMATS + "RDF_XML")))
+    for name in ("ttl", "nt", "jsonld", "RDF_XML"):
+        triples.append(ox.Triple(service, _n(SD + "resultFormat"), _n(FORMATS + FORMAT_IRIS.get(name, name))))
     for index, graph in enumerate(store.named_graphs()):
         named = ox.BlankNode(f"g{index}")
         triples += [ox.Triple(dataset, _n(SD + "namedGraph"), named),
