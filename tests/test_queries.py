@@ -167,10 +167,16 @@ def test_accelerators_by_site_reads_the_derived_totals(store):
 
 
 def preferred_site(store: Store, system: str) -> str | None:
-    rows = list(store.query(f"""SELECT ?site WHERE {{
-        ?c hpc:about <{ID}{system}> ; hpc:property hpc:site ; hpc:value ?site ; hpc:rank rank:preferred .
-        FILTER NOT EXISTS {{ ?c hpc:basis basis:machine-generated }} }}"""))
-    return short(rows[0]["site"]) if rows else None
+    """The one site a system counts at: preferred, then higher tier, then smaller IRI; never machine-generated,
+    excluded or deprecated."""
+    rows = store.query(f"""SELECT ?c ?site ?rank ?tierRank WHERE {{
+        ?c hpc:about <{ID}{system}> ; hpc:property hpc:site ; hpc:value ?site ; hpc:tier/hpc:tierRank ?tierRank .
+        OPTIONAL {{ ?c hpc:rank ?rank }}
+        FILTER NOT EXISTS {{ ?c hpc:basis basis:machine-generated }}
+        FILTER NOT EXISTS {{ ?c hpc:excludedFromTotals true }} }}""")
+    candidates = [(short(r["rank"]) != "rank/preferred", -int(r["tierRank"].value), r["c"].value, short(r["site"]))
+                  for r in rows if short(r["rank"]) != "rank/deprecated"]
+    return min(candidates)[3] if candidates else None
 
 
 @pytest.mark.parametrize(("name", "key", "prop"), [

@@ -178,6 +178,18 @@ def test_a_stated_quantity_is_never_overridden_by_nodes_times_per_node():
     assert site_total(store, "one")["value"] == 30
 
 
+def test_a_normal_site_claim_places_a_system_when_none_is_preferred_and_only_one_site_counts():
+    normal_site = ("claim:{0}-site-{1} a hpc:Claim ; hpc:about sys:{0} ; hpc:property hpc:site ; hpc:value site:{1} ;"
+                   " hpc:tier tier:{2} ; prov:hadPrimarySource src:paper .\n")
+    store = derive(
+        system("alpha", None, [f"{REPORTED} ; hpc:value 3"]) + normal_site.format("alpha", "one", "lead")
+        + system("beta", None, [f"{REPORTED} ; hpc:value 4"]) + normal_site.format("beta", "one", "lead")
+        + normal_site.format("beta", "two", "reported"))
+    one, two = site_total(store, "one"), site_total(store, "two")
+    assert one is not None and (one["value"], one["inputs"]) == (3, {"alpha-q1"})
+    assert two is not None and (two["value"], two["inputs"]) == (4, {"beta-q1"}), "beta counts once, at its surer site"
+
+
 LINEAGE = """
 orgn:maker a hpc:Organisation .
 orgn:buyer a hpc:Organisation .
