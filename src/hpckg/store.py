@@ -154,11 +154,7 @@ class Store:
         kwargs: dict = {"format": format.oxigraph}
         if not format.is_quad:
             kwargs["from_graph"] = ox.NamedNode(graph) if graph else ox.DefaultGraph()
-        if isinstance(output, str | Path):
-            kwargs["path"] = str(output)
-            self._store.dump(**kwargs)
-        else:
-            self._store.dump(output, **kwargs)
+        self._store.dump(str(output) if isinstance(output, str | Path) else output, **kwargs)
 
     def triple_count(self) -> int:
         return len(self._store)
@@ -171,7 +167,7 @@ class Store:
         if self.path is not None and hasattr(self, "_store"):
             try:
                 self._store.flush()
-            except OSError:
+            except (OSError, RuntimeError):
                 pass  # read-only stores cannot flush
         self._store = None  # type: ignore[assignment]
 
