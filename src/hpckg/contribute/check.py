@@ -1,0 +1,95 @@
+"""`hpckg check`: review a Turtle contribution against the whole graph.
+
+Stage one reads and parses each file (size, encoding, syntax); stage two checks each file on its own
+(directives, blank nodes and lists, literals, terms, IRIs, placeholders). Only files that pass both are
+checked in context (stage three, hpckg.contribute.context): reviewing a graph built from a broken file
+would bury the real problem under noise. Nothing here writes a store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from hpckg import paths
+from hpckg.build import load_files, materialise, source_files
+from hpckg.contribute.context import GraphContext, _validate, check_in_context
+from hpckg.contribute.filecheck import ParsedFile, check_directives, check_terms, read_and_parse
+from hpckg.contribute.report import CheckReport
+from hpckg.namespaces import hpc
+from hpckg.store import Store
+from hpckg.validate import Violation
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+TIER = "https://w3id.org/hpckg/vocab/tier/"
+KINDS = {  # rdf:type -> the heading `hpckg check` counts additions under
+    hpc("System"): "systems", hpc("Organisation"): "organisations", hpc("PartModel"): "parts",
+    hpc("Component"): "components", hpc("Site"): "sites", hpc("Datacenter"): "sites",
+    hpc("Source"): "sources", hpc("SourceCheck"): "source checks", hpc("ChangeEntry"): "change entries",
+}
+
+_baseline_cache: dict[tuple, list[Violation]] = {}
+
+
+def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = None) -> CheckReport:
+    """Check contribution files; the report's exit_code is 0 clean, 1 warnings only, 2 errors."""
+    files = [Path(f) for f in files]
+    report = CheckReport(files=[str(f) for f in files])
+    parsed: list[ParsedFile] = []
+    for path in files:
+        before = len(report.errors)
+        result = read_and_parse(path, report)
+        if result is None:
+            continue
+        check_directives(result, report)
+        check_terms(result, report)
+        _count_additions(result, report)
+        if len(report.errors) == before:
+            parsed.append(result)
+    if report.errors:
+        report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
+                            "change history) run once the file-level errors above are fixed.")
+        return report
+    context = GraphContext(parsed, store_path=Path(store_path) if store_path else None)
+    mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
+    check_in_context(context, report, baseline=None, baseline_fn=lambda: _baseline(mine))
+    report.graph_checked = True
+    return report
+
+
+def _count_additions(parsed: ParsedFile, report: CheckReport) -> None:
+    entities = report.additions.entities
+    claims: set[str] = set()
+    tiers: dict[str, str] = {}
+    for quad in parsed.quads:
+        p, s, o = quad.predicate.value, quad.subject.value, quad.object.value
+        if p == RDF_TYPE and o in KINDS:
+            bucket = entities.setdefault(KINDS[o], [])
+            if s not in bucket:
+                bucket.append(s)
+        elif p == RDF_TYPE and o == hpc("Claim"):
+            claims.add(s)
+        elif p == hpc("tier") and o.startswith(TIER):
+            tiers[s] = o[len(TIER):]
+    for claim in claims:
+        tier = tiers.get(claim, "no tier")
+        report.additions.claims_by_tier[tier] = report.additions.claims_by_tier.get(tier, 0) + 1
+    order = {"verified": 0, "reported": 1, "lead": 2}
+    report.additions.claims_by_tier = dict(sorted(report.additions.claims_by_tier.items(),
+                                                  key=lambda kv: order.get(kv[0], 9)))
+
+
+def _baseline(excluded: tuple[str, ...]) -> list[Violation]:
+    """Violations of the curated graph without the contribution, so only new ones are blamed on it."""
+    files = [f for f in source_files() if str(f.resolve()) not in excluded]
+    key = (excluded, paths.resource_root(), tuple((str(f), f.stat().st_mtime_ns) for f in files))
+    if key not in _baseline_cache:
+        store = Store(None)
+        load_files(store, files)
+        materialise(store)
+        _baseline_cache.clear()
+        _baseline_cache[key] = _validate(store).violations
+    return _baseline_cache[key]
+
+
+__all__ = ["check_files", "GraphContext"]

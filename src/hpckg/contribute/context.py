@@ -1,0 +1,297 @@
+"""Checks of a contribution in the context of the whole graph: SHACL shapes, entities another file owns,
+duplicate systems, conflicting claims, tiers the sources do not support and missing change-history entries.
+
+The graph is built in memory (the curated data plus the contribution, derived facts materialised), so a
+check never writes the built store nor touches a running server.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg import paths
+from hpckg.build import load_files, materialise, source_files
+from hpckg.contribute.filecheck import ParsedFile
+from hpckg.contribute.report import CheckReport
+from hpckg.contribute.slug import name_keys
+from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
+from hpckg.store import Store
+from hpckg.validate import ValidationReport, Violation, validate_store
+from hpckg.validate import shorten as short
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+SKOS_ALT = "http://www.w3.org/2004/02/skos/core#altLabel"
+PROV_SOURCE = "http://www.w3.org/ns/prov#hadPrimarySource"
+TIER = "https://w3id.org/hpckg/vocab/tier/"
+DEPRECATED = "https://w3id.org/hpckg/vocab/rank/deprecated"
+# A contribution may point an existing claim at its correction; nothing else about another file's entity.
+ALLOWED_ON_OTHERS = {hpc("supersededBy")}
+# Claim properties that legitimately hold several values at once: different values are not a conflict.
+MULTI_VALUED = {hpc(p) for p in ("relatedSystem", "statedPlan", "forecast", "detail", "purpose",
+                                 "spunOffFrom", "headquarters")}
+
+
+@dataclass
+class ClaimRecord:
+    iri: str
+    graph: str
+    about: str | None = None
+    property: str | None = None
+    value: ox.NamedNode | ox.Literal | None = None
+    tier: str | None = None
+    basis: str | None = None
+    rank: str | None = None
+    as_of: str | None = None
+    sources: set[str] = field(default_factory=set)
+    superseded_by: set[str] = field(default_factory=set)
+
+    def summary(self, files: dict[str, str]) -> dict:
+        return {"claim": self.iri, "value": _show(self.value), "tier": self.tier and self.tier[len(TIER):],
+                "sources": sorted(self.sources), "as_of": self.as_of,
+                "file": files.get(self.graph, self.graph.rsplit("graph/", 1)[-1])}
+
+
+def _show(term: ox.NamedNode | ox.Literal | None) -> str | None:
+    if term is None:
+        return None
+    return term.value
+
+
+def _same_value(a: ox.NamedNode | ox.Literal, b: ox.NamedNode | ox.Literal) -> bool:
+    if isinstance(a, ox.Literal) and isinstance(b, ox.Literal):
+        try:
+            return Decimal(a.value) == Decimal(b.value)
+        except InvalidOperation:
+            return a.value.strip().casefold() == b.value.strip().casefold()
+    return a == b
+
+
+class GraphContext:
+    """The curated graph plus the contribution, in memory, with the lookups the checks need."""
+
+    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | None = None):
+        self.parsed = parsed
+        self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
+        self.store = Store(None)
+        if store_path is not None:
+            self._copy_built_store(store_path)
+        else:
+            mine = {p.path.resolve() for p in parsed}
+            load_files(self.store, [f for f in source_files() if f.resolve() not in mine])
+        for graph, p in self.graphs.items():
+            self.store.load_quads(p.quads, graph=graph)
+        materialise(self.store)
+        self.owner: dict[str, str] = {}  # subject -> the other graph that types it
+        self.labels: dict[str, set[str]] = defaultdict(set)
+        self.types: dict[str, set[str]] = defaultdict(set)
+        self.claims: dict[str, ClaimRecord] = {}
+        self._index()
+
+    def _copy_built_store(self, store_path: Path) -> None:
+        built = Store(store_path, read_only=True)
+        try:
+            skip = set(self.graphs) | {DERIVED_GRAPH}
+            self.store.load_quads(q for q in built.quads()
+                                  if not (isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in skip))
+        finally:
+            built._store = None  # read-only: nothing to flush; just drop the handle
+
+    def _index(self) -> None:
+        claim_fields = {hpc("about"): "about", hpc("property"): "property", hpc("value"): "value",
+                        hpc("tier"): "tier", hpc("basis"): "basis", hpc("rank"): "rank", hpc("asOf"): "as_of"}
+        for quad in self.store.quads():
+            graph = quad.graph_name.value if isinstance(quad.graph_name, ox.NamedNode) else ""
+            if graph == DERIVED_GRAPH:
+                continue
+            s, p, o = quad.subject, quad.predicate.value, quad.object
+            if not isinstance(s, ox.NamedNode):
+                continue
+            if p == RDF_TYPE:
+                self.types[s.value].add(o.value)
+                if graph not in self.graphs:
+                    self.owner.setdefault(s.value, graph)
+                if o.value in (hpc("Claim"), hpc("DerivedClaim")):
+                    self.claims.setdefault(s.value, ClaimRecord(s.value, graph))
+            elif p in (RDFS_LABEL, SKOS_ALT, hpc("slug")) and isinstance(o, ox.Literal):
+                self.labels[s.value].add(o.value)
+        for quad in self.store.quads():
+            s, p, o = quad.subject.value, quad.predicate.value, quad.object
+            record = self.claims.get(s)
+            if record is None or quad.graph_name.value != record.graph:
+                continue
+            if p in claim_fields:
+                setattr(record, claim_fields[p], o if p == hpc("value") else o.value)
+            elif p == PROV_SOURCE:
+                record.sources.add(o.value)
+            elif p == hpc("supersededBy"):
+                record.superseded_by.add(o.value)
+
+    def objects(self, subject: str, predicate: str) -> list[str]:
+        return [row["o"].value for row in self.store.query(
+            f"SELECT DISTINCT ?o WHERE {{ <{subject}> <{predicate}> ?o }}")]
+
+    def file_of(self, graph: str) -> str:
+        if graph in self.graphs:
+            return self.graphs[graph].display
+        return graph.rsplit("graph/", 1)[-1]
+
+    def mine(self, claim: ClaimRecord) -> bool:
+        return claim.graph in self.graphs
+
+
+def check_in_context(context: GraphContext, report: CheckReport, *, baseline: list[Violation] | None,
+                     baseline_fn=None) -> None:
+    for graph, parsed in context.graphs.items():
+        _check_ownership(context, parsed, report)
+        _check_duplicates(context, graph, parsed, report)
+        _check_claims(context, graph, parsed, report)
+        _check_change_history(context, graph, parsed, report)
+    _check_shapes(context, report, baseline_fn)
+
+
+def _check_ownership(context: GraphContext, parsed: ParsedFile, report: CheckReport) -> None:
+    written: dict[str, set[str]] = defaultdict(set)
+    for quad in parsed.quads:
+        s = quad.subject.value
+        if s in context.owner and quad.predicate.value not in ALLOWED_ON_OTHERS:
+            written[s].add(quad.predicate.value)
+    for subject, predicates in written.items():
+        owner_file = context.file_of(context.owner[subject])
+        report.add("redefines-entity",
+                   f"{short(subject)} is defined in {owner_file}; this file writes "
+                   f"{', '.join(sorted(short(p) for p in predicates))} about it",
+                   fix=(f"identity triples belong in {owner_file}; to add a fact, write a new claim with "
+                        f"hpc:about {short(subject)}; to correct one, add a claim and point the old one at it "
+                        "with hpc:supersededBy"),
+                   file=parsed.display, line=parsed.line_of_iri(subject), focus=subject)
+
+
+def _check_duplicates(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    system = hpc("System")
+    new_systems = {q.subject.value for q in parsed.quads
+                   if q.predicate.value == RDF_TYPE and q.object.value == system
+                   and q.subject.value not in context.owner}
+    existing: dict[str, set[str]] = defaultdict(set)  # name key -> existing system IRIs
+    for iri, _owner in context.owner.items():
+        if system in context.types[iri]:
+            for name in context.labels[iri]:
+                for key in name_keys(name):
+                    existing[key].add(iri)
+    for iri in sorted(new_systems):
+        for name in sorted(context.labels[iri]):
+            matches = set().union(*(existing.get(k, set()) for k in name_keys(name)))
+            if matches:
+                names = ", ".join(short(m) for m in sorted(matches))
+                report.add("duplicate-system",
+                           f"new system {short(iri)} is named {name!r}, which matches existing {names}",
+                           fix=(f"if it is the same machine, add claims about {names} instead of a new "
+                                "system; if it is a different one, give it a distinguishing name"),
+                           file=parsed.display, line=parsed.line_of_iri(iri), focus=iri,
+                           details={"existing": sorted(matches)})
+                break
+
+
+def _system_of(context: GraphContext, entity: str | None) -> str | None:
+    if entity is None:
+        return None
+    if hpc("System") in context.types[entity]:
+        return entity
+    if hpc("Component") in context.types[entity]:
+        parents = context.objects(entity, hpc("componentOf"))
+        return parents[0] if parents else None
+    return None
+
+
+def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    files = {g: context.file_of(g) for g in {c.graph for c in context.claims.values()}}
+    by_key: dict[tuple[str, str], list[ClaimRecord]] = defaultdict(list)
+    for claim in context.claims.values():
+        if not context.mine(claim) and claim.about and claim.property and claim.value is not None:
+            by_key[(claim.about, claim.property)].append(claim)
+    for claim in sorted((c for c in context.claims.values() if c.graph == graph), key=lambda c: c.iri):
+        if claim.value is None or claim.property in MULTI_VALUED:
+            continue
+        for other in by_key.get((claim.about or "", claim.property or ""), []):
+            if (other.rank == DEPRECATED or claim.rank == DEPRECATED or other.sources & claim.sources
+                    or claim.iri in other.superseded_by or other.iri in claim.superseded_by
+                    or _same_value(claim.value, other.value)):
+                continue
+            report.add("conflict",
+                       f"{short(claim.iri)} says {short(claim.property)} of {short(claim.about)} is "
+                       f"{_show(claim.value)}; {short(other.iri)} says {_show(other.value)}",
+                       fix=("review both sources; if this one is better, set hpc:rank rank:preferred here and "
+                            f"ask for {short(other.iri)} to get rank:deprecated and hpc:supersededBy"),
+                       file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri,
+                       details={"contribution": claim.summary(files), "existing": other.summary(files)})
+
+
+def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    changed: set[str] = set()
+    for quad in parsed.quads:
+        s = quad.subject.value
+        if quad.predicate.value == RDF_TYPE and quad.object.value == hpc("System"):
+            changed.add(s)
+        if quad.predicate.value == hpc("about"):
+            system = _system_of(context, quad.object.value)
+            if system:
+                changed.add(system)
+    entries = {s.value for s in (q.subject for q in parsed.quads)
+               if hpc("ChangeEntry") in context.types[s.value]}
+    covered = {q.object.value for q in parsed.quads
+               if q.subject.value in entries and q.predicate.value == hpc("changedEntity")}
+    for system in sorted(changed - covered):
+        slug = system.rsplit("/", 1)[-1]
+        report.add("missing-change-entry", f"{short(system)} is added or changed but the file has no "
+                   f"hpc:ChangeEntry with hpc:changedEntity {short(system)}",
+                   fix=(f"add: chg:{slug}-<yyyy-mm-dd> a hpc:ChangeEntry ; hpc:changedEntity {short(system)} ; "
+                        'dcterms:date "<yyyy-mm-dd>"^^xsd:date ; rdfs:comment "What changed"@en .'),
+                   file=parsed.display, line=parsed.line_of_iri(system, statement=False), focus=system)
+
+
+def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> None:
+    mentioned: dict[str, ParsedFile] = {}
+    defined: set[str] = set()
+    for parsed in context.graphs.values():
+        for quad in parsed.quads:
+            for term in (quad.subject, quad.object):
+                if isinstance(term, ox.NamedNode):
+                    mentioned.setdefault(term.value, parsed)
+            if quad.subject.value not in context.owner:
+                defined.add(quad.subject.value)
+    if not any(paths.shapes_dir().glob("*.ttl")):
+        report.notes.append("shapes/ holds no shapes yet, so no SHACL rules were checked.")
+        return
+    result = _validate(context.store)
+    relevant = [v for v in result.violations if v.focus in mentioned]
+    outside = [v for v in relevant if v.focus not in defined]
+    if outside and baseline_fn is not None:
+        before = {_key(v) for v in baseline_fn()}
+        relevant = [v for v in relevant if v.focus in defined or _key(v) not in before]
+    for v in relevant:
+        parsed = mentioned[v.focus]
+        detail = [f"property {short(v.path)}" if v.path else "", f"value {short(v.value)}" if v.value else ""]
+        detail_text = ", ".join(d for d in detail if d)
+        report.add("shape-violation" if v.severity == "Violation" else "shape-warning",
+                   f"{short(v.focus)}: [{v.rule}] {v.message}" + (f" ({detail_text})" if detail_text else ""),
+                   fix="see the rule in shapes/ and the example in CONTRIBUTING.md",
+                   file=parsed.display, line=parsed.line_of_iri(v.focus, statement=v.focus in defined),
+                   focus=v.focus, details={"rule": v.rule, "path": v.path, "value": v.value})
+
+
+def _validate(store: Store) -> ValidationReport:
+    """The shapes run as SPARQL on Oxigraph when the fast path is available, else with pySHACL."""
+    try:
+        from hpckg.fastvalidate import validate_store_fast
+    except ImportError:
+        return validate_store(store)
+    return validate_store_fast(store)
+
+
+def _key(v: Violation) -> tuple:
+    return (v.rule, v.focus, v.path, v.value, v.message)

@@ -1,0 +1,275 @@
+"""File-level checks of a contribution, run before anything is loaded into a graph: size, encoding,
+syntax, prefixes, @base, owl:imports, RDF lists and blank nodes, ill-typed literals, terms the ontology
+does not define, IRI conventions and placeholders left by `hpckg new`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg import paths
+from hpckg.contribute.report import CheckReport
+from hpckg.contribute.slug import COUNTRY_SLUG_RE, SLUG_RE
+from hpckg.errors import RdfSyntaxError
+from hpckg.formats import rdf_format
+from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, hpc
+from hpckg.store import parse_rdf
+from hpckg.validate import shorten
+
+# One system's file is a few tens of kilobytes; anything this big is not a hand-written contribution.
+MAX_BYTES = 2_000_000
+TODO_NS = ID + "todo/"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+OWL_IMPORTS = "http://www.w3.org/2002/07/owl#imports"
+HPC_SLUG = hpc("slug")
+HPC_ABOUT = hpc("about")
+
+_PREFIX_RE = re.compile(r"(?:@prefix|(?<![\w@])PREFIX)\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
+_BASE_RE = re.compile(r"^\s*(?:@base|BASE)\s*<", re.IGNORECASE | re.MULTILINE)
+_TZ = r"(?:Z|[+-]\d{2}:\d{2})?"
+_LEXICAL = {
+    "integer": r"[+-]?\d+", "int": r"[+-]?\d+", "long": r"[+-]?\d+",
+    "nonNegativeInteger": r"\+?\d+", "positiveInteger": r"\+?0*[1-9]\d*",
+    "decimal": r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)",
+    "double": r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|INF)|NaN",
+    "float": r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|INF)|NaN",
+    "boolean": r"true|false|1|0",
+    "gYear": r"-?\d{4,}" + _TZ,
+    "gYearMonth": r"-?\d{4,}-(?:0[1-9]|1[0-2])" + _TZ,
+    "date": r"-?\d{4,}-\d{2}-\d{2}" + _TZ,
+    "dateTime": r"-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?" + _TZ,
+}
+
+
+@dataclass
+class ParsedFile:
+    """A contribution file that parsed, with what later checks need to point at lines."""
+
+    path: Path
+    display: str
+    text: str
+    quads: list[ox.Quad]
+    prefixes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def line_of_iri(self, iri: str, *, statement: bool = True) -> int | None:
+        """The first line where `iri` starts a statement (else where it appears), full or prefixed."""
+        forms = [re.escape(f"<{iri}>")]
+        for name, ns in self.prefixes.items():
+            local = iri[len(ns):]
+            if iri.startswith(ns) and re.fullmatch(r"[\w.-]*", local):
+                forms.append(rf"(?<![\w:-]){re.escape(name)}:{re.escape(local)}(?![\w-])")
+        anywhere = re.compile("|".join(forms))
+        starts = re.compile(r"^\s*(?:" + "|".join(forms) + ")")
+        first = None
+        for number, text in enumerate(self.lines, start=1):
+            if text.lstrip().startswith("#"):
+                continue
+            if statement and starts.search(text):
+                return number
+            if first is None and anywhere.search(text):
+                first = number
+        return first
+
+    def line_of_text(self, needle: str) -> int | None:
+        for number, text in enumerate(self.lines, start=1):
+            if needle in text and not text.lstrip().startswith("#"):
+                return number
+        return None
+
+
+@lru_cache(maxsize=1)
+def defined_terms() -> frozenset[str]:
+    """Every IRI the ontology and vocabularies define (subjects of ontology/*.ttl)."""
+    terms: set[str] = set()
+    for path in sorted(paths.ontology_dir().glob("*.ttl")):
+        for quad in parse_rdf(path.read_bytes(), format=rdf_format("ttl"), path=str(path)):
+            if isinstance(quad.subject, ox.NamedNode):
+                terms.add(quad.subject.value)
+    return frozenset(terms)
+
+
+def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
+    """Stage one: the file is a Turtle file of sensible size, UTF-8, and parses. None when it does not."""
+    display = str(path)
+    if path.suffix.lower() != ".ttl":
+        report.add("not-turtle", f"{display} is not a .ttl file; contributions are Turtle",
+                   fix="save the data as Turtle with a .ttl extension", file=display)
+        return None
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        report.add("syntax-error", f"cannot read {display}: {error.strerror}", file=display,
+                   fix="check the path")
+        return None
+    if size > MAX_BYTES:
+        report.add("file-too-large",
+                   f"{display} is {size / 1e6:.1f} MB; a contribution is one system's file "
+                   f"(limit {MAX_BYTES / 1e6:.0f} MB), so it was not parsed",
+                   fix="split the data into one file per system under data/ttl/systems/", file=display)
+        return None
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        report.add("not-utf8", f"byte 0x{data[error.start]:02x} at offset {error.start} is not UTF-8",
+                   fix="save the file as UTF-8", file=display, line=line, column=column)
+        return None
+    try:
+        quads = parse_rdf(data, format=rdf_format("ttl"), path=display)
+    except RdfSyntaxError as error:
+        code = "invalid-iri" if "Invalid IRI" in error.message else "syntax-error"
+        fix = ("write spaces as %20 and remove control characters from the IRI; entity IRIs use slugs"
+               if code == "invalid-iri" else "fix the Turtle at that position (a missing '.', ';' or quote?)")
+        report.add(code, error.message, fix=fix, file=display, line=error.line, column=error.column)
+        return None
+    parsed = ParsedFile(path=path, display=display, text=text, quads=quads)
+    return parsed
+
+
+def check_directives(parsed: ParsedFile, report: CheckReport) -> None:
+    """@base, prefix redefinitions and owl:imports."""
+    for match in _BASE_RE.finditer(parsed.text):
+        line = parsed.text.count("\n", 0, match.start()) + 1
+        report.add("base-iri", "the file sets a base IRI, so relative IRIs like <kalos> silently become "
+                   "IRIs of the base's choosing", fix="remove @base and write full or prefixed IRIs",
+                   file=parsed.display, line=line)
+    for match in _PREFIX_RE.finditer(parsed.text):
+        name, iri = match.group(1) or "", match.group(2)
+        line = parsed.text.count("\n", 0, match.start()) + 1
+        if name in parsed.prefixes and parsed.prefixes[name] != iri:
+            report.add("prefix-redefined", f"prefix {name}: is declared again as <{iri}> (it was "
+                       f"<{parsed.prefixes[name]}>); later lines silently change meaning",
+                       fix=f"declare {name}: once", file=parsed.display, line=line)
+        elif name in PREFIXES and PREFIXES[name] != iri:
+            report.add("prefix-redefined", f"prefix {name}: is bound to <{iri}>, but hpckg's {name}: is "
+                       f"<{PREFIXES[name]}>", fix=f"use @prefix {name}: <{PREFIXES[name]}> .",
+                       file=parsed.display, line=line)
+        parsed.prefixes[name] = iri
+    for quad in parsed.quads:
+        if quad.predicate.value == OWL_IMPORTS:
+            report.add("owl-imports", f"owl:imports {quad.object} is ignored: hpckg never fetches or loads "
+                       "imports, only the files in the repository", fix="remove the owl:imports triple",
+                       file=parsed.display, line=parsed.line_of_text("imports"), focus=str(quad.object.value))
+
+
+def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
+    """Lists, blank nodes, literals, ontology terms, IRI conventions and placeholders."""
+    seen: set[tuple[str, str]] = set()
+
+    def once(code: str, key: str) -> bool:
+        if (code, key) in seen:
+            return False
+        seen.add((code, key))
+        return True
+
+    list_nodes = {q.subject for q in parsed.quads if q.predicate.value in (RDF + "first", RDF + "rest")}
+    if list_nodes:
+        report.add("rdf-list", f"the file uses RDF collections ({len(list_nodes)} list nodes); no hpckg "
+                   "property takes a list", fix="state each value as its own claim",
+                   file=parsed.display, line=_first_code_line(parsed, "("))
+    other_blanks = {t for q in parsed.quads for t in (q.subject, q.object)
+                    if isinstance(t, ox.BlankNode) and t not in list_nodes}
+    if other_blanks:
+        report.add("blank-node", f"{len(other_blanks)} blank node(s): every entity, claim and source needs "
+                   "an IRI so others can refer to it and `hpckg diff` can follow it",
+                   fix="give the node an IRI such as claim:<entity-slug>-<property>",
+                   file=parsed.display, line=_first_code_line(parsed, "[") or _first_code_line(parsed, "_:"))
+    slugs = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == HPC_SLUG}
+    abouts = {q.subject.value: q.object.value for q in parsed.quads
+              if q.predicate.value == HPC_ABOUT and isinstance(q.object, ox.NamedNode)}
+    terms = defined_terms()
+    for quad in parsed.quads:
+        for term in (quad.subject, quad.predicate, quad.object):
+            if isinstance(term, ox.Literal):
+                _check_literal(term, parsed, report, once)
+            elif isinstance(term, ox.NamedNode):
+                iri = term.value
+                if iri.startswith(TODO_NS):
+                    if once("placeholder", iri):
+                        report.add("placeholder", f"placeholder todo:{iri[len(TODO_NS):]} is still there",
+                                   fix="replace it with a real IRI", file=parsed.display,
+                                   line=parsed.line_of_iri(iri, statement=False), focus=iri)
+                elif iri.startswith((ONTOLOGY, VOCAB)) and iri not in terms:
+                    if once("unknown-term", iri):
+                        report.add("unknown-term", f"{shorten(iri)} is not defined in ontology/",
+                                   fix="use a term ontology/hpckg.ttl or vocabularies.ttl defines, or "
+                                   "propose the new term in a separate change to ontology/hpckg.ttl",
+                                   file=parsed.display, line=parsed.line_of_iri(iri, statement=False),
+                                   focus=iri)
+                elif iri.startswith(ID):
+                    problem = _iri_problem(iri, slugs.get(iri), abouts.get(iri))
+                    if problem and once("iri-convention", iri):
+                        report.add("iri-convention", problem, file=parsed.display, focus=iri,
+                                   line=parsed.line_of_iri(iri, statement=False),
+                                   fix="see 'IRIs and slugs' in CONTRIBUTING.md")
+
+
+def _iri_problem(iri: str, slug_literal: str | None, about: str | None) -> str | None:
+    parts = iri[len(ID):].split("/")
+    if len(parts) != 2 or parts[0] not in ENTITY_KINDS:
+        return (f"<{iri}> is not https://w3id.org/hpckg/id/<kind>/<slug> with kind one of "
+                f"{', '.join(ENTITY_KINDS)}")
+    kind, slug = parts
+    pattern = COUNTRY_SLUG_RE if kind == "country" else SLUG_RE
+    if not pattern.match(slug):
+        what = "an ISO 3166-1 alpha-2 code" if kind == "country" else "lowercase ASCII, digits and hyphens"
+        return f"the slug of {shorten(iri)} must be {what}"
+    if slug_literal is not None and slug_literal != slug:
+        return f"hpc:slug \"{slug_literal}\" does not match the IRI's slug {slug!r}"
+    if kind == "claim" and about and about.startswith(ID):
+        entity_slug = about.rsplit("/", 1)[-1]
+        if slug != entity_slug and not slug.startswith(entity_slug + "-"):
+            return f"claim slug {slug!r} must start with its entity's slug {entity_slug!r}"
+    return None
+
+
+def _check_literal(term: ox.Literal, parsed: ParsedFile, report: CheckReport, once) -> None:
+    value = term.value
+    if value.startswith("TODO") and once("placeholder", value):
+        report.add("placeholder", f"placeholder text {value[:60]!r} is still there",
+                   fix="replace it with the real value", file=parsed.display,
+                   line=parsed.line_of_text(value[:40]), focus=value)
+        return
+    datatype = term.datatype.value
+    if not datatype.startswith(XSD):
+        return
+    name = datatype[len(XSD):]
+    if name in _LEXICAL and not _valid_lexical(name, value) and once("ill-typed-literal", f"{value}|{name}"):
+        report.add("ill-typed-literal", f"\"{value}\" is not a valid xsd:{name}",
+                   fix=f"write a valid xsd:{name} or drop the datatype (and use a text property)",
+                   file=parsed.display, line=parsed.line_of_text(f'"{value}"'), focus=value)
+
+
+def _valid_lexical(name: str, value: str) -> bool:
+    if not re.fullmatch(_LEXICAL[name], value):
+        return False
+    try:
+        if name in ("date", "dateTime"):
+            core = re.sub(r"(Z|[+-]\d{2}:\d{2})$", "", value)
+            (dt.date.fromisoformat if name == "date" else dt.datetime.fromisoformat)(core)
+        elif name == "decimal":
+            Decimal(value)
+    except (ValueError, InvalidOperation):
+        return False
+    return True
+
+
+def _first_code_line(parsed: ParsedFile, char: str) -> int | None:
+    for number, text in enumerate(parsed.lines, start=1):
+        code = text.split("#", 1)[0] if '"' not in text else text
+        if char in code and not text.lstrip().startswith("#"):
+            return number
+    return None

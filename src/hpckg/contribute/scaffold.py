@@ -1,0 +1,135 @@
+"""`hpckg new system`: write the skeleton of a system's Turtle file, every required field present as a
+marked placeholder ("TODO: ..." text or an IRI under https://w3id.org/hpckg/id/todo/) that `hpckg check`
+reports until it is filled in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg import paths
+from hpckg.contribute.filecheck import TODO_NS
+from hpckg.contribute.slug import name_keys, slugify
+from hpckg.errors import InputError, RdfSyntaxError
+from hpckg.formats import rdf_format
+from hpckg.namespaces import PREFIXES, hpc
+from hpckg.store import parse_file
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+LABELS = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#altLabel",
+          hpc("slug"))
+PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys", "site", "orgn", "part",
+                "cmp", "src", "claim", "chg", "country", "tier", "basis", "rank", "status", "kind", "role",
+                "sourcekind", "orgtype")
+
+
+def find_entity(rdf_class: str, name: str) -> str | None:
+    """The IRI of an entity of `rdf_class` in data/ttl/ whose slug, label or alias matches `name`."""
+    wanted = name_keys(name) | {slugify(name)}
+    typed, names = set(), {}
+    for path in sorted(paths.data_dir().rglob("*.ttl")):
+        try:
+            quads = parse_file(path, format=rdf_format("ttl"))
+        except RdfSyntaxError:
+            continue
+        for q in quads:
+            if q.predicate.value == RDF_TYPE and q.object.value == rdf_class:
+                typed.add(q.subject.value)
+            elif q.predicate.value in LABELS and isinstance(q.object, ox.Literal):
+                names.setdefault(q.subject.value, set()).update(name_keys(q.object.value) | {q.object.value})
+    for iri in sorted(typed):
+        if names.get(iri, set()) & wanted:
+            return iri
+    return None
+
+
+def new_system(name: str, *, operator: str, country: str, out_dir: Path | None = None,
+               today: dt.date | None = None) -> Path:
+    """Write <out_dir>/<slug>.ttl for a new system and return its path; refuse to overwrite a file."""
+    slug = slugify(name)
+    out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "systems"
+    target = out_dir / f"{slug}.ttl"
+    if target.exists():
+        raise InputError(f"{target} already exists; edit it, or choose another name (the file name is the "
+                         f"slug {slug!r} of the system's name)")
+    country = country.strip().upper()
+    if len(country) != 2 or not country.isalpha():
+        raise InputError(f"--country {country!r} is not an ISO 3166-1 alpha-2 code such as US or CN")
+    operator_iri = find_entity(hpc("Organisation"), operator)
+    country_known = find_entity(hpc("Country"), country) is not None
+    text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite, even in a race
+        handle.write(text)
+    return target
+
+
+def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,
+           country_known: bool, today: dt.date) -> str:
+    width = max(len(p) for p in PREFIX_NAMES) + 2
+    prefixes = "".join(f"@prefix {p + ':':<{width}}<{PREFIXES[p]}> .\n" for p in PREFIX_NAMES)
+    prefixes += f"@prefix {'todo:':<{width}}<{TODO_NS}> .\n"
+    if operator_iri:
+        org = "orgn:" + operator_iri.rsplit("/", 1)[-1]
+        org_block = ""
+    else:
+        org_slug = slugify(operator)
+        org = f"orgn:{org_slug}"
+        org_block = f"""
+# --- Operator: not in data/ttl/ yet, so it is defined here ---------------------------------------------
+
+{org} a hpc:Organisation ;
+    rdfs:label "{_escape(operator)}"@en ;
+    hpc:slug "{org_slug}" .
+
+claim:{org_slug}-type a hpc:Claim ;
+    hpc:about {org} ; hpc:property hpc:organisationType ; hpc:value todo:org-type ;
+    hpc:tier todo:tier ; hpc:basis todo:basis ;
+    prov:hadPrimarySource src:{slug}-source .
+"""
+    country_note = "" if country_known else (
+        f"# country:{country} is not in data/ttl/countries.ttl yet: add it there in the same pull request.\n")
+    date = today.isoformat()
+    claims = [("operator", "hpc:operator", org), ("country", "hpc:country", f"country:{country}"),
+              ("status", "hpc:status", "todo:status"), ("kind", "hpc:systemKind", "todo:kind")]
+    claim_text = "".join(f"""
+claim:{slug}-{local} a hpc:Claim ;
+    hpc:about sys:{slug} ; hpc:property {prop} ; hpc:value {value} ;
+    hpc:tier todo:tier ; hpc:basis todo:basis ; hpc:rank rank:preferred ;
+    prov:hadPrimarySource src:{slug}-source ; hpc:asOf "{date}"^^xsd:date .
+""" for local, prop, value in claims)
+    return f"""# {name}: written by `hpckg new system`. Replace every TODO (text and todo: IRIs); `hpckg check`
+# fails until none is left. Tiers: verified needs independent support (a second source that is not the
+# operator's own output); machine-generated analysis and aggregator-only figures stay lead. See
+# CONTRIBUTING.md.
+{prefixes}
+sys:{slug} a hpc:System ;
+    rdfs:label "{_escape(name)}"@en ;
+    hpc:slug "{slug}" ;
+    hpc:read "TODO: what the machine is, who runs it, how sure we are (every figure also a claim)"@en .
+{org_block}
+# --- System facts: one claim per fact (tier:verified, tier:reported or tier:lead) ------------------------
+{country_note}{claim_text}
+# --- Sources: one per cited document ------------------------------------------------------------------
+
+src:{slug}-source a hpc:Source ;
+    dcterms:title "TODO: the document's title"@en ;
+    schema:url todo:source-url ;
+    dcterms:publisher todo:publisher ;
+    dcterms:creator todo:creator ;
+    dcterms:issued "TODO: yyyy-mm-dd" ;
+    hpc:sourceKind todo:source-kind .
+
+# --- Change history -----------------------------------------------------------------------------------
+
+chg:{slug}-{date} a hpc:ChangeEntry ;
+    hpc:changedEntity sys:{slug} ;
+    dcterms:date "{date}"^^xsd:date ;
+    rdfs:comment "{_escape(name)} added"@en .
+"""
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
