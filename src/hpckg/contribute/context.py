@@ -268,7 +268,9 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> No
         report.notes.append("shapes/ holds no shapes yet, so no SHACL rules were checked.")
         return
     result = _validate(context.store)
-    relevant = [v for v in result.violations if v.focus in mentioned]
+    # A redefined entity is reported once, as redefines-entity: the violations it causes follow from it.
+    redefined = {p.focus for p in report.problems if p.code == "redefines-entity"}
+    relevant = [v for v in result.violations if v.focus in mentioned and v.focus not in redefined]
     outside = [v for v in relevant if v.focus not in defined]
     if outside and baseline_fn is not None:
         before = {_key(v) for v in baseline_fn()}
