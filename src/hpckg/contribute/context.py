@@ -232,26 +232,26 @@ def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report:
 
 
 def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
-    changed: set[str] = set()
+    changed: dict[str, str] = {}  # system -> the first IRI in the file that changes it
     for quad in parsed.quads:
         s = quad.subject.value
         if quad.predicate.value == RDF_TYPE and quad.object.value == hpc("System"):
-            changed.add(s)
+            changed.setdefault(s, s)
         if quad.predicate.value == hpc("about"):
             system = _system_of(context, quad.object.value)
             if system:
-                changed.add(system)
+                changed.setdefault(system, s)
     entries = {s.value for s in (q.subject for q in parsed.quads)
                if hpc("ChangeEntry") in context.types[s.value]}
     covered = {q.object.value for q in parsed.quads
                if q.subject.value in entries and q.predicate.value == hpc("changedEntity")}
-    for system in sorted(changed - covered):
+    for system in sorted(set(changed) - covered):
         slug = system.rsplit("/", 1)[-1]
         report.add("missing-change-entry", f"{short(system)} is added or changed but the file has no "
                    f"hpc:ChangeEntry with hpc:changedEntity {short(system)}",
                    fix=(f"add: chg:{slug}-<yyyy-mm-dd> a hpc:ChangeEntry ; hpc:changedEntity {short(system)} ; "
                         'dcterms:date "<yyyy-mm-dd>"^^xsd:date ; rdfs:comment "What changed"@en .'),
-                   file=parsed.display, line=parsed.line_of_iri(system, statement=False), focus=system)
+                   file=parsed.display, line=parsed.line_of_iri(changed[system]), focus=system)
 
 
 def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> None:

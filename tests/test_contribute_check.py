@@ -1,0 +1,161 @@
+"""`hpckg check` on the contribution corpus: each bad file is reported for exactly the problem its first
+line names, each good file passes, hostile input is reported sensibly, and nothing is fetched or written."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from hpckg.contribute.check import check_files
+from hpckg.contribute.report import CODES
+
+CORPUS = Path(__file__).parent / "contributions"
+BAD = sorted((CORPUS / "bad").glob("*.ttl"))
+GOOD = sorted((CORPUS / "good").glob("*.ttl"))
+
+
+def expectation(path: Path) -> tuple[str, str | None]:
+    """`# expect: CODE [RULE]` from the file's first line."""
+    first = path.read_bytes().split(b"\n", 1)[0].decode("ascii")
+    assert first.startswith("# expect: "), f"{path.name}: the first line must be '# expect: <code>'"
+    code, _, rule = first[len("# expect: "):].strip().partition(" ")
+    assert code in CODES, f"{path.name}: unknown problem code {code!r}"
+    return code, rule or None
+
+
+def test_corpus_is_big_enough():
+    assert len(BAD) >= 25
+    assert len(GOOD) >= 3
+
+
+@pytest.mark.parametrize("path", BAD, ids=[p.stem for p in BAD])
+def test_bad_contribution_reports_exactly_its_problem(path: Path):
+    code, rule = expectation(path)
+    report = check_files([path])
+    assert report.codes() == {code}, report.to_text()
+    if rule:
+        assert {p.details["rule"] for p in report.problems} == {rule}, report.to_text()
+    assert report.exit_code == (1 if CODES[code][0] == "warning" else 2)
+    for problem in report.problems:
+        assert problem.file == str(path)
+        assert problem.line, f"{problem.code} has no line: {problem.message}"
+        assert problem.fix
+
+
+@pytest.mark.parametrize("path", GOOD, ids=[p.stem for p in GOOD])
+def test_good_contribution_passes(path: Path):
+    report = check_files([path])
+    assert report.exit_code == 0, report.to_text()
+    assert report.graph_checked
+    assert sum(report.additions.claims_by_tier.values()) > 0
+
+
+def test_syntax_error_has_line_and_column():
+    report = check_files([CORPUS / "bad" / "syntax-missing-dot.ttl"])
+    [problem] = report.problems
+    assert problem.line and problem.column
+    assert f"syntax-missing-dot.ttl:{problem.line}:{problem.column}" in report.to_text()
+
+
+def test_non_utf8_points_at_the_byte():
+    path = CORPUS / "bad" / "non-utf8-bytes.ttl"
+    [problem] = check_files([path]).problems
+    data = path.read_bytes()
+    offset = data.index(b"\xfc")
+    assert problem.line == data.count(b"\n", 0, offset) + 1
+    assert "0xfc" in problem.message
+
+
+def test_review_says_what_the_contribution_adds():
+    report = check_files([CORPUS / "good" / "frontier.ttl"])
+    assert report.additions.entities["systems"] == ["https://w3id.org/hpckg/id/system/frontier"]
+    assert report.additions.entities["organisations"] == ["https://w3id.org/hpckg/id/org/ornl"]
+    assert len(report.additions.entities["sources"]) == 2
+    assert report.additions.claims_by_tier == {"verified": 2, "reported": 4}
+    text = report.to_text()
+    assert "1 system, 1 organisation, 2 sources, 1 change entry, 6 claims (2 verified, 4 reported)" in text
+
+
+def test_duplicate_names_the_existing_system():
+    report = check_files([CORPUS / "bad" / "duplicate-system-accents.ttl"])
+    [problem] = report.problems
+    assert problem.details["existing"] == ["https://w3id.org/hpckg/id/system/kalos"]
+    assert "sys:kalos" in problem.message
+
+
+def test_conflict_is_shown_side_by_side_as_a_warning():
+    report = check_files([CORPUS / "bad" / "conflicting-quantity.ttl"])
+    [problem] = report.problems
+    assert problem.severity == "warning" and report.exit_code == 1
+    mine, theirs = problem.details["contribution"], problem.details["existing"]
+    assert (mine["value"], theirs["value"]) == ("2500", "2416")
+    assert mine["tier"] == "reported" and theirs["tier"] == "reported"
+    assert mine["sources"] == ["https://w3id.org/hpckg/id/source/example-cluster-page"]
+    assert theirs["sources"] and theirs["file"] == "data/ttl/systems/kalos.ttl"
+    text = report.to_text()
+    assert "| value | 2500 | 2416 |" in text and "| tier | reported | reported |" in text
+
+
+def test_redefinition_names_the_owning_file():
+    [problem] = check_files([CORPUS / "bad" / "redefines-system-label.ttl"]).problems
+    assert "data/ttl/systems/kalos.ttl" in problem.message
+
+
+def test_json_format_is_machine_readable():
+    data = json.loads(check_files([CORPUS / "bad" / "invented-property.ttl"]).to_json())
+    assert data["exit_code"] == 2 and data["errors"] == 1
+    [problem] = data["problems"]
+    assert problem["code"] == "unknown-term" and problem["severity"] == "error"
+    assert problem["focus"] == "https://w3id.org/hpckg/ontology#gpuCount"
+
+
+def test_fifty_megabyte_file_is_refused_quickly(tmp_path: Path):
+    big = tmp_path / "huge.ttl"
+    line = b'<https://w3id.org/hpckg/id/system/x> <http://www.w3.org/2000/01/rdf-schema#comment> "' + b"x" * 200 + b'" .\n'
+    with big.open("wb") as handle:
+        for _ in range(50_000_000 // len(line) + 1):
+            handle.write(line)
+    assert big.stat().st_size >= 50_000_000
+    started = time.monotonic()
+    report = check_files([big])
+    assert time.monotonic() - started < 10
+    assert report.codes() == {"file-too-large"}
+    assert "50.0 MB" in report.problems[0].message
+
+
+def test_deeper_lists_than_the_corpus(tmp_path: Path):
+    text = (CORPUS / "bad" / "deeply-nested-list.ttl").read_text(encoding="utf-8")
+    deep = tmp_path / "deeper.ttl"
+    deep.write_text(text.replace("(" * 1000 + ")" * 1000, "(" * 20000 + ")" * 20000), encoding="utf-8")
+    assert check_files([deep]).codes() == {"rdf-list"}
+
+
+def test_owl_imports_is_ignored_without_network(monkeypatch: pytest.MonkeyPatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("hpckg check tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    report = check_files([CORPUS / "bad" / "owl-imports-remote.ttl"])
+    [problem] = report.problems
+    assert problem.code == "owl-imports" and "ignored" in problem.message
+    assert problem.focus == "https://evil.example/ontology.ttl"
+    # and a good file checked in full context does not reach out either
+    assert check_files([CORPUS / "good" / "frontier.ttl"]).exit_code == 0
+
+
+def test_not_turtle_is_refused(tmp_path: Path):
+    other = tmp_path / "data.nt"
+    other.write_text("<https://example.org/a> <https://example.org/b> <https://example.org/c> .\n")
+    assert check_files([other]).codes() == {"not-turtle"}
+
+
+def test_several_files_are_reviewed_together():
+    report = check_files([CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "invented-tier.ttl"])
+    assert report.codes() == {"unknown-term"}
+    assert "systems" in report.additions.entities
