@@ -115,7 +115,8 @@ def test_json_format_is_machine_readable():
 
 def test_fifty_megabyte_file_is_refused_quickly(tmp_path: Path):
     big = tmp_path / "huge.ttl"
-    line = b'<https://w3id.org/hpckg/id/system/x> <http://www.w3.org/2000/01/rdf-schema#comment> "' + b"x" * 200 + b'" .\n'
+    subject = b"<https://w3id.org/hpckg/id/system/x> <http://www.w3.org/2000/01/rdf-schema#comment> "
+    line = subject + b'"' + b"x" * 200 + b'" .\n'
     with big.open("wb") as handle:
         for _ in range(50_000_000 // len(line) + 1):
             handle.write(line)

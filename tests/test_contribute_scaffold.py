@@ -1,0 +1,66 @@
+"""Slugs and `hpckg new system`: the skeleton parses, lands in the right place and fails the checks until
+every placeholder is filled in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hpckg.contribute.check import check_files
+from hpckg.contribute.scaffold import new_system
+from hpckg.contribute.slug import name_key, slugify
+from hpckg.errors import InputError
+from hpckg.formats import rdf_format
+from hpckg.store import parse_file
+
+
+@pytest.mark.parametrize(("name", "slug"), [
+    ("Kalos (Shanghai AI Lab)", "kalos"),
+    ("ByteDance MegaScale Cluster", "bytedance-megascale-cluster"),
+    ("JUPITER Booster @ Jülich", "jupiter-booster-julich"),
+    ("AT&T  Labs -- Cluster_2", "at-and-t-labs-cluster-2"),
+])
+def test_slugify(name: str, slug: str):
+    assert slugify(name) == slug
+
+
+def test_name_key_ignores_case_accents_and_punctuation():
+    assert name_key("KALÓS!") == name_key("kalos") == "kalos"
+    assert name_key("Byte-Dance  MegaScale") == name_key("bytedance megascale")
+
+
+def test_skeleton_parses_and_fails_naming_placeholders(tmp_path: Path):
+    path = new_system("Frontier (ORNL)", operator="Oak Ridge National Laboratory", country="us",
+                      out_dir=tmp_path)
+    assert path == tmp_path / "frontier.ttl"
+    quads = parse_file(path, format=rdf_format("ttl"))
+    assert any(q.subject.value == "https://w3id.org/hpckg/id/system/frontier" for q in quads)
+    report = check_files([path])
+    assert report.exit_code == 2
+    assert report.codes() == {"placeholder"}
+    named = {p.focus for p in report.problems}
+    for todo in ("tier", "basis", "status", "kind", "source-url", "source-kind"):
+        assert f"https://w3id.org/hpckg/id/todo/{todo}" in named
+    assert any(p.focus.startswith("TODO:") for p in report.problems)
+    assert all(p.line for p in report.problems)
+
+
+def test_skeleton_reuses_a_known_operator(tmp_path: Path):
+    path = new_system("Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path)
+    text = path.read_text(encoding="utf-8")
+    assert "hpc:value orgn:shanghai-ai-lab" in text
+    assert "a hpc:Organisation" not in text
+
+
+def test_refuses_to_overwrite(tmp_path: Path):
+    path = new_system("Example", operator="ORNL", country="US", out_dir=tmp_path)
+    path.write_text("# mine\n", encoding="utf-8")
+    with pytest.raises(InputError, match="already exists"):
+        new_system("Example", operator="ORNL", country="US", out_dir=tmp_path)
+    assert path.read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_refuses_a_bad_country(tmp_path: Path):
+    with pytest.raises(InputError, match="ISO 3166-1"):
+        new_system("Example", operator="ORNL", country="USA", out_dir=tmp_path)
