@@ -52,7 +52,7 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         return report
     context = GraphContext(parsed, store_path=Path(store_path) if store_path else None)
     mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
-    check_in_context(context, report, baseline=None, baseline_fn=lambda: _baseline(mine))
+    check_in_context(context, report, baseline_fn=lambda: _baseline(mine))
     report.graph_checked = True
     return report
 

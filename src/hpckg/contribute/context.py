@@ -1,5 +1,5 @@
 """Checks of a contribution in the context of the whole graph: SHACL shapes, entities another file owns,
-duplicate systems, conflicting claims, tiers the sources do not support and missing change-history entries.
+duplicate systems, conflicting claims and missing change-history entries (tier rules are SHACL shapes).
 
 The graph is built in memory (the curated data plus the contribution, derived facts materialised), so a
 check never writes the built store nor touches a running server.
@@ -145,8 +145,8 @@ class GraphContext:
         return claim.graph in self.graphs
 
 
-def check_in_context(context: GraphContext, report: CheckReport, *, baseline: list[Violation] | None,
-                     baseline_fn=None) -> None:
+def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=None) -> None:
+    """Run every check in context; baseline_fn gives the curated graph's own violations (computed lazily)."""
     for graph, parsed in context.graphs.items():
         _check_ownership(context, parsed, report)
         _check_duplicates(context, graph, parsed, report)
