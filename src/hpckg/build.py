@@ -19,7 +19,7 @@ from hpckg import paths
 from hpckg.errors import RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
-from hpckg.validate import ValidationReport, validate_store
+from hpckg.validate import ValidationReport, validate_with
 
 Progress = Callable[[str], None]
 
@@ -137,18 +137,22 @@ def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress 
 
 
 def build(*, store_path: Path | str | None = Path(".hpckg/store"), extra: Iterable[Path] = (),
-          validate: bool = True, progress: Progress | None = None) -> BuildSummary:
+          validate: bool = True, engine: str = "fast", progress: Progress | None = None) -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
+
+    engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.fastvalidate); "pyshacl" runs the reference
+    validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
 
     store_path None builds in memory; an http(s) URL rebuilds a remote SPARQL server's dataset (cleared
     first, so validation happens before the clear: the remote store is only touched once the build passed).
     """
     if isinstance(store_path, str) and store_path.startswith(("http://", "https://")):
-        return _build_remote(RemoteStore(store_path), extra=extra, validate=validate, progress=progress)
+        return _build_remote(RemoteStore(store_path), extra=extra, validate=validate, engine=engine,
+                             progress=progress)
     if store_path is None:
         store = Store(None)
         summary = populate(store, extra=extra, progress=progress)
-        return _validated(store, summary, validate, progress)
+        return _validated(store, summary, validate, engine, progress)
 
     target = Path(store_path)
     staging = target.with_name(target.name + ".building")
@@ -162,7 +166,7 @@ def build(*, store_path: Path | str | None = Path(".hpckg/store"), extra: Iterab
     try:
         summary = populate(store, extra=extra, progress=progress)
         summary.location = str(target)
-        _validated(store, summary, validate, progress)
+        _validated(store, summary, validate, engine, progress)
         store.close()
     except BaseException:
         store.close()
@@ -172,12 +176,12 @@ def build(*, store_path: Path | str | None = Path(".hpckg/store"), extra: Iterab
     return summary
 
 
-def _validated(store: AnyStore, summary: BuildSummary, validate: bool,
+def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: str,
                progress: Progress | None) -> BuildSummary:
     if validate:
         if progress:
-            progress("validating against shapes/")
-        summary.report = validate_store(store)
+            progress(f"validating against shapes/ ({engine})")
+        summary.report = validate_with(store, engine)
         if not summary.report.conforms:
             raise ValidationFailed(
                 "the graph does not conform to the shapes; the last good store was left untouched\n"
@@ -185,11 +189,11 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool,
     return summary
 
 
-def _build_remote(remote: RemoteStore, *, extra, validate, progress) -> BuildSummary:
+def _build_remote(remote: RemoteStore, *, extra, validate, engine, progress) -> BuildSummary:
     # Build and validate locally in memory first; push to the server only when the build passed.
     local = Store(None)
     summary = populate(local, extra=extra, progress=progress)
-    _validated(local, summary, validate, progress)
+    _validated(local, summary, validate, engine, progress)
     remote.clear()
     for graph in local.named_graphs():
         remote.load_quads(local.quads(graph=graph), graph=graph)

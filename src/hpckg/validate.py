@@ -18,7 +18,7 @@ from pyshacl import validate as pyshacl_validate
 from rdflib.namespace import SH
 
 from hpckg import paths
-from hpckg.errors import RdfSyntaxError
+from hpckg.errors import RdfSyntaxError, UnknownNameError
 from hpckg.namespaces import GRAPH, PREFIXES
 from hpckg.store import AnyStore, parse_file
 
@@ -222,3 +222,17 @@ def check_syntax(files: list[Path]) -> list[RdfSyntaxError]:
         except RdfSyntaxError as error:
             errors.append(error)
     return errors
+
+
+ENGINES = ("fast", "pyshacl")
+
+
+def validate_with(store: AnyStore, engine: str = "fast") -> ValidationReport:
+    """Validate with the named engine: "fast" (the shapes as SPARQL on Oxigraph) or "pyshacl" (the reference)."""
+    if engine == "pyshacl":
+        return validate_store(store)
+    if engine == "fast":
+        from hpckg.fastvalidate import validate_store_fast
+
+        return validate_store_fast(store)
+    raise UnknownNameError(f"unknown validation engine {engine!r}; valid engines: {', '.join(ENGINES)}")

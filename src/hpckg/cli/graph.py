@@ -22,6 +22,12 @@ def add_store_options(parser: argparse.ArgumentParser, *, build_in_memory: bool 
                            help="build the graph in memory from the repository instead of reading a store")
 
 
+def add_engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine", choices=("fast", "pyshacl"), default="fast",
+                        help="validator: fast (the shapes as SPARQL on Oxigraph, default) or pyshacl (the "
+                             "reference implementation; same results, much slower)")
+
+
 def open_for_reading(args: argparse.Namespace):
     """The store a read command works on: built in memory (--memory), remote, or the on-disk store."""
     from hpckg.build import populate
@@ -49,7 +55,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     target = None if args.memory else args.store
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
     summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
-                    progress=_progress(args.quiet))
+                    engine=args.engine, progress=_progress(args.quiet))
     print(summary.to_text())
     return 0
 
@@ -61,7 +67,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from hpckg.build import populate, source_files
     from hpckg.errors import RdfSyntaxError
     from hpckg.store import Store
-    from hpckg.validate import ValidationReport, check_syntax, validate_store
+    from hpckg.validate import ValidationReport, check_syntax, validate_with
 
     extra = [Path(p) for p in args.paths]
     for path in extra:
@@ -78,7 +84,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             syntax_errors = [error]
             report = ValidationReport(conforms=False, syntax_errors=syntax_errors)
         else:
-            report = validate_store(store)
+            report = validate_with(store, args.engine)
     print(report.to_json() if args.format == "json" else report.to_text())
     if report.syntax_errors:
         return 2
@@ -164,6 +170,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     group.add_argument("--memory", action="store_true", help="build in memory only (nothing written)")
     p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    add_engine_option(p)
     p.add_argument("paths", nargs="*", metavar="PATH", help="extra RDF files or folders to load")
     p.set_defaults(handler=cmd_build)
 
@@ -175,6 +182,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                     "  hpckg validate my-system.ttl --format json")
     p.add_argument("paths", nargs="*", metavar="PATH", help="extra files or folders to validate with the data")
     p.add_argument("--format", choices=("text", "json"), default="text", help="report format (default text)")
+    add_engine_option(p)
     p.set_defaults(handler=cmd_validate)
 
     p = subparsers.add_parser(
