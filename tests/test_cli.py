@@ -195,24 +195,36 @@ def test_unwritable_store_path(tmp_path):
     assert "Traceback" not in err
 
 
+def _canonical(quads, *, keep_graphs: bool) -> set[str]:
+    """Statements with blank nodes canonicalised, so two isomorphic datasets compare equal as sets. The
+    export's timestamp (dcterms:modified) differs between two runs and is left out."""
+    modified = "http://purl.org/dc/terms/modified"
+    kept = [q if keep_graphs else ox.Quad(q.subject, q.predicate, q.object)
+            for q in quads if q.predicate.value != modified]
+    dataset = ox.Dataset(kept)
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    return {str(q) for q in dataset}
+
+
 @pytest.mark.parametrize("fmt", ["ttl", "nt", "nq", "trig", "jsonld", "xml"])
 def test_export_round_trips_to_an_isomorphic_graph(built_store, tmp_path, fmt):
     from hpckg.formats import rdf_format
 
     info = rdf_format(fmt)
-    first = tmp_path / f"first.{info.extension}"
-    completed = run_hpckg("export", "--format", fmt, "--out", str(first), "--store", str(built_store))
+    reference = tmp_path / "reference.nq"
+    assert run_hpckg("export", "--format", "nq", "--out", str(reference), "--store", str(built_store)).returncode == 0
+    exported = tmp_path / f"exported.{info.extension}"
+    completed = run_hpckg("export", "--format", fmt, "--out", str(exported), "--store", str(built_store))
     assert completed.returncode == 0, text(completed)[1]
+    # Load the export into a fresh store, as a user re-importing the dump would.
     reloaded = ox.Store()
-    reloaded.load(path=str(first), format=info.oxigraph)
-    exported = list(ox.parse(path=str(first), format=info.oxigraph))
-    assert len(reloaded) == len(set(exported)) > 1000
-    # Re-serialising what was loaded gives the same statements: nothing was lost or invented on the way.
-    again = set(ox.parse(ox.serialize(list(reloaded), format=ox.RdfFormat.N_QUADS),
-                         format=ox.RdfFormat.N_QUADS))
-    assert {str(q) for q in again} == {str(q) for q in set(exported)}
-    if info.is_quad:
-        graphs = {q.graph_name.value for q in exported if isinstance(q.graph_name, ox.NamedNode)}
+    reloaded.load(path=str(exported), format=info.oxigraph)
+    original = list(ox.parse(path=str(reference), format=ox.RdfFormat.N_QUADS))
+    assert len(original) > 3000
+    assert _canonical(reloaded, keep_graphs=info.is_quad and fmt != "jsonld") == _canonical(
+        original, keep_graphs=info.is_quad and fmt != "jsonld")
+    if info.is_quad and fmt != "jsonld":
+        graphs = {q.graph_name.value for q in reloaded if isinstance(q.graph_name, ox.NamedNode)}
         assert "https://w3id.org/hpckg/graph/derived" in graphs
         assert "https://w3id.org/hpckg/graph/meta" in graphs
         assert any(g.endswith("data/ttl/systems/kalos.ttl") for g in graphs)
