@@ -164,11 +164,13 @@ def locate(violations: list[Violation], store: AnyStore) -> None:
 def _find_origin(focus: str, store: AnyStore) -> tuple[str | None, int | None]:
     if not focus.startswith(("http://", "https://", "urn:")):
         return None, None
+    # A node also appears in the derived graph (truthy triples); the file a person wrote comes first.
+    order = f"ORDER BY (STRSTARTS(STR(?g), \"{GRAPH}derived\") || STRSTARTS(STR(?g), \"{GRAPH}meta\")) ?g"
     rows = list(store.query(
-        f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ <{focus}> ?p ?o }} }} ORDER BY ?g", union=False))
+        f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ <{focus}> ?p ?o }} }} {order}", union=False))
     if not rows:
         rows = list(store.query(
-            f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p <{focus}> }} }} ORDER BY ?g", union=False))
+            f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ ?s ?p <{focus}> }} }} {order}", union=False))
     if not rows:
         return None, None
     graph = rows[0]["g"].value
@@ -203,10 +205,13 @@ def line_of(iri: str, path: Path | None) -> int | None:
 
 def validate_store(store: AnyStore, *, shapes_dir: Path | None = None) -> ValidationReport:
     """Validate everything in the store (ontology, data, derived facts) against the shapes."""
+    from hpckg.fastvalidate import cached_sparql_parsing  # pySHACL re-parses each rule per focus node
+
     data = store_to_rdflib(store)
     shapes = load_shapes(shapes_dir)
-    conforms, report_graph, _ = pyshacl_validate(
-        data, shacl_graph=shapes, inference="none", advanced=True, allow_warnings=True)
+    with cached_sparql_parsing():
+        conforms, report_graph, _ = pyshacl_validate(
+            data, shacl_graph=shapes, inference="none", advanced=True, allow_warnings=True)
     violations = results_from_report(report_graph, shapes)
     locate(violations, store)
     blocking = [v for v in violations if v.severity == "Violation"]
