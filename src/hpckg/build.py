@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
+from hpckg import machinegraphs, paths, project
 from hpckg.errors import RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
@@ -31,7 +31,9 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 @dataclass
 class BuildSummary:
     location: str
+    root: str = ""
     files: int = 0
+    machine_graphs: int = 0
     triples: int = 0
     derived: int = 0
     systems: int = 0
@@ -42,7 +44,8 @@ class BuildSummary:
         tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items()) or "none"
         violations = len(self.report.violations) if self.report else 0
         return (f"store: {self.location}\n"
-                f"files: {self.files}\n"
+                f"root: {self.root}\n"
+                f"files: {self.files} ({self.machine_graphs} machine-written graphs)\n"
                 f"triples: {self.triples} ({self.derived} derived)\n"
                 f"systems: {self.systems}\n"
                 f"claims by tier: {tiers}\n"
@@ -50,10 +53,13 @@ class BuildSummary:
 
 
 def source_files(extra: Iterable[Path] = ()) -> list[Path]:
-    """Every file a build loads: the ontology, the shapes, data/ttl/ and any extra files or folders."""
+    """Every file a build loads: the ontology, the shapes, the curated data folders, the machine-written
+    graphs (imports, source checks) and any extra files or folders."""
+    here = project.current()
     files: list[Path] = []
-    for folder in (paths.ontology_dir(), paths.shapes_dir(), paths.data_dir()):
+    for folder in (here.ontology_dir, here.shapes_dir, *here.data):
         files += sorted(folder.rglob("*.ttl"))
+    files += machinegraphs.all_files()
     for item in extra:
         item = Path(item)
         if item.is_dir():
@@ -80,7 +86,9 @@ def load_files(store: AnyStore, files: list[Path], progress: Progress | None = N
             + ", ".join(e.path for e in errors[1:]) + ")")
     total = 0
     for index, (path, quads) in enumerate(parsed, start=1):
-        total += store.load_quads(quads, graph=graph_for(paths.relative_name(path)))
+        # Machine-written graphs keep the graph names hpckg gave them; every other file is its own graph.
+        graph = None if machinegraphs.is_machine_written(path) else graph_for(paths.relative_name(path))
+        total += store.load_quads(quads, graph=graph)
         if progress and (index % 25 == 0 or index == len(parsed)):
             progress(f"loaded {index}/{len(parsed)} files ({total} triples)")
     return total
@@ -130,13 +138,14 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
 def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:
     """Load everything and materialise derived facts into an empty store (no validation)."""
     files = source_files(extra)
-    summary = BuildSummary(location=store.location, files=len(files))
+    summary = BuildSummary(location=store.location, root=project.current().describe(), files=len(files),
+                           machine_graphs=sum(map(machinegraphs.is_machine_written, files)))
     load_files(store, files, progress)
     summary.derived = materialise(store, progress)
     return summarise(store, summary)
 
 
-def build(*, store_path: Path | str | None = Path(".hpckg/store"), extra: Iterable[Path] = (),
+def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
           validate: bool = True, engine: str = "fast", progress: Progress | None = None) -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
 

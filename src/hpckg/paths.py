@@ -1,48 +1,37 @@
-"""Where the ontology, shapes, queries and curated data live, from a checkout or an installed package."""
+"""Where the ontology, shapes, queries and curated data of the current project live (see hpckg.project)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
-_CHECKOUT_ROOT = _PACKAGE_DIR.parent.parent
+from hpckg import project
 
 
 def resource_root() -> Path:
-    """The folder holding ontology/, shapes/, queries/ and data/ttl/.
-
-    A checkout (or an editable install) has them at the repository root; a wheel carries a copy in
-    hpckg/_resources (see pyproject.toml's force-include).
-    """
-    if (_CHECKOUT_ROOT / "ontology" / "hpckg.ttl").is_file():
-        return _CHECKOUT_ROOT
-    return _PACKAGE_DIR / "_resources"
+    """The project root: the folder holding ontology/, shapes/, queries/ and data/ttl/."""
+    return project.current().root
 
 
 def ontology_dir() -> Path:
-    return resource_root() / "ontology"
+    return project.current().ontology_dir
 
 
 def shapes_dir() -> Path:
-    return resource_root() / "shapes"
+    return project.current().shapes_dir
 
 
 def queries_dir() -> Path:
-    return resource_root() / "queries"
+    return project.current().queries_dir
 
 
 def rules_dir() -> Path:
-    return queries_dir() / "rules"
+    return project.current().rules_dir
 
 
 def data_dir() -> Path:
-    return resource_root() / "data" / "ttl"
+    return project.current().data_dir
 
 
 def relative_name(path: Path) -> str:
-    """A stable, portable name for a file: relative to the resource root when inside it."""
-    path = Path(path).resolve()
-    try:
-        return path.relative_to(resource_root().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    """A stable, portable name for a file: relative to the project root when inside it."""
+    return project.current().relative_name(path)

@@ -11,8 +11,6 @@ import io
 import re
 import shutil
 import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -22,9 +20,14 @@ from hpckg.errors import QuerySyntaxError, RdfSyntaxError, StoreError
 from hpckg.formats import RdfFormatInfo, rdf_format_for_path
 from hpckg.namespaces import sparql_prefixes
 
-DEFAULT_STORE_PATH = Path(".hpckg/store")
-
 QueryResult = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
+
+
+def require_built(path: Path) -> Path:
+    """The one check that a folder holds a built store, with the one message that says what to do."""
+    if not (Path(path) / "CURRENT").exists():
+        raise StoreError(f"no hpckg store at {path}; run `hpckg build` first (or pass --store PATH)")
+    return Path(path)
 
 
 def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>",
@@ -84,8 +87,7 @@ class Store:
             if self.path is None:
                 self._store = ox.Store()
             elif read_only:
-                if not (self.path / "CURRENT").exists():
-                    raise StoreError(f"no hpckg store at {self.path}; run `hpckg build` first")
+                require_built(self.path)
                 self._store = ox.Store.read_only(str(self.path))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
@@ -194,42 +196,63 @@ class RemoteStore:
     def location(self) -> str:
         return self.endpoint
 
-    def _request(self, url: str, *, data: bytes | None = None, method: str = "GET",
-                 headers: dict[str, str] | None = None) -> bytes:
-        request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    def _wrapper(self, url: str, text: str, *, update: bool = False):
+        """A SPARQLWrapper client for one request (the SPARQL 1.1 Protocol, POSTed URL-encoded)."""
+        from SPARQLWrapper import POST, SPARQLWrapper
+
+        wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
+        wrapper.setMethod(POST)
+        wrapper.setTimeout(int(self.timeout))
+        wrapper.setOnlyConneg(True)  # ask by Accept header only, as the protocol says; no format= parameter
+        wrapper.setQuery(text)
+        if not update:
+            wrapper.addCustomHttpHeader("Accept", "application/sparql-results+json, application/n-triples;q=0.9")
+        return wrapper
+
+    def _send(self, wrapper, url: str) -> bytes:
+        from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
+
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
-                return response.read()
-        except urllib.error.HTTPError as error:
-            body = error.read().decode("utf-8", "replace")[:500]
-            if error.code == 400:
-                raise QuerySyntaxError(f"the SPARQL server rejected the request: {body}") from None
-            raise StoreError(f"{method} {url} failed: HTTP {error.code} {body}") from None
+            return wrapper.query().response.read()
+        except QueryBadFormed as error:
+            raise QuerySyntaxError(f"the SPARQL server rejected the request: {_server_said(error)}") from None
+        except SPARQLWrapperException as error:
+            raise StoreError(f"POST {url} failed: {_server_said(error)}") from None
         except (urllib.error.URLError, OSError) as error:
             raise StoreError(f"cannot reach the SPARQL server at {url}: {error}") from None
 
     def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
               default_graph: list[str] | None = None, named_graphs: list[str] | None = None
               ) -> QueryResult:
-        text = sparql_prefixes() + sparql if prefixes else sparql
-        params = [("query", text)]
-        params += [("default-graph-uri", g) for g in default_graph or []]
-        params += [("named-graph-uri", g) for g in named_graphs or []]
-        body = urllib.parse.urlencode(params).encode()
-        accept = ("application/sparql-results+json, application/n-triples;q=0.9")
-        data = self._request(self.endpoint, data=body, method="POST", headers={
-            "Content-Type": "application/x-www-form-urlencoded", "Accept": accept})
-        stripped = data.lstrip()
-        if stripped.startswith(b"{"):
+        wrapper = self._wrapper(self.endpoint, sparql_prefixes() + sparql if prefixes else sparql)
+        for graph in default_graph or []:
+            wrapper.addParameter("default-graph-uri", graph)
+        for graph in named_graphs or []:
+            wrapper.addParameter("named-graph-uri", graph)
+        data = self._send(wrapper, self.endpoint)
+        if data.lstrip().startswith(b"{"):
             return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
-        triples = [q.triple for q in ox.parse(data, format=ox.RdfFormat.N_TRIPLES)]
         memory = ox.Store()
-        memory.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+        memory.extend(ox.parse(data, format=ox.RdfFormat.N_TRIPLES))
         return memory.query("CONSTRUCT WHERE { ?s ?p ?o }")
 
     def update(self, sparql: str) -> None:
-        self._request(self.update_endpoint, data=(sparql_prefixes() + sparql).encode(), method="POST",
-                      headers={"Content-Type": "application/sparql-update"})
+        self._send(self._wrapper(self.update_endpoint, sparql_prefixes() + sparql, update=True),
+                   self.update_endpoint)
+
+    def _graph_store(self, graph: str | None, payload: bytes) -> None:
+        """POST triples into a graph with the Graph Store HTTP Protocol."""
+        import httpx
+
+        params = {"graph": graph} if graph else {"default": ""}
+        try:
+            response = httpx.post(self.graph_store, params=params, content=payload, timeout=self.timeout,
+                                  headers={"Content-Type": "application/n-triples"})
+        except httpx.HTTPError as error:
+            raise StoreError(f"cannot reach the SPARQL server at {self.graph_store}: {error}") from None
+        if response.is_error:
+            raise StoreError(f"POST {response.request.url} failed: HTTP {response.status_code} "
+                             f"{response.text[:500]}")
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
         quads = list(quads)
@@ -238,10 +261,7 @@ class RemoteStore:
             name = graph or (q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else None)
             by_graph.setdefault(name, []).append(q.triple)
         for name, triples in by_graph.items():
-            payload = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
-            target = self.graph_store + ("?" + urllib.parse.urlencode({"graph": name}) if name else "?default")
-            self._request(target, data=payload, method="POST",
-                          headers={"Content-Type": "application/n-triples"})
+            self._graph_store(name, ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES))
         return len(quads)
 
     def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
@@ -287,7 +307,13 @@ class RemoteStore:
 AnyStore = Store | RemoteStore
 
 
-def open_store(location: str | Path | None = DEFAULT_STORE_PATH, *, read_only: bool = False) -> AnyStore:
+def _server_said(error: Exception) -> str:
+    """What the server answered, without SPARQLWrapper's boilerplate around it."""
+    message = str(error)
+    return message.split("Response:\n", 1)[-1].strip()[:500] or message
+
+
+def open_store(location: str | Path | None, *, read_only: bool = False) -> AnyStore:
     """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint, or None
     for a fresh in-memory store."""
     if isinstance(location, str) and location.startswith(("http://", "https://")):

@@ -84,10 +84,10 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from hpckg.contribute.check import check_files
-    from hpckg.errors import InputError
+    from hpckg.store import require_built
 
-    if args.store is not None and not (args.store / "CURRENT").exists():
-        raise InputError(f"--store {args.store}: no built hpckg store there; run `hpckg build` or drop --store")
+    if args.store is not None:
+        require_built(args.store)
     report = check_files(args.files, store_path=args.store)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code

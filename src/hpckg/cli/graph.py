@@ -6,38 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
+from hpckg.cli.options import add_store_option, open_for_reading, store_location
 from hpckg.errors import InputError
 
-DEFAULT_STORE = ".hpckg/store"
-
-
-def add_store_options(parser: argparse.ArgumentParser, *, build_in_memory: bool = True) -> None:
-    """--store/--memory, shared by every command that reads the graph."""
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--store", default=DEFAULT_STORE, metavar="PATH|URL",
-                       help=f"the store: a folder (embedded Oxigraph, default {DEFAULT_STORE}) or the query URL "
-                            "of a SPARQL 1.1 server")
-    if build_in_memory:
-        group.add_argument("--memory", action="store_true",
-                           help="build the graph in memory from the repository instead of reading a store")
+MEMORY_HELP = "build the graph in memory from the project's files instead of reading a store"
 
 
 def add_engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("fast", "pyshacl"), default="fast",
                         help="validator: fast (the shapes as SPARQL on Oxigraph, default) or pyshacl (the "
                              "reference implementation; same results, much slower)")
-
-
-def open_for_reading(args: argparse.Namespace):
-    """The store a read command works on: built in memory (--memory), remote, or the on-disk store."""
-    from hpckg.build import populate
-    from hpckg.store import Store, open_store
-
-    if getattr(args, "memory", False):
-        store = Store(None)
-        populate(store)
-        return store
-    return open_store(args.store, read_only=True)
 
 
 def _progress(quiet: bool):
@@ -52,7 +30,7 @@ def _progress(quiet: bool):
 def cmd_build(args: argparse.Namespace) -> int:
     from hpckg.build import build
 
-    target = None if args.memory else args.store
+    target = store_location(args)
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
     summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
                     engine=args.engine, progress=_progress(args.quiet))
@@ -152,8 +130,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
-    from hpckg.formats import RDF_FORMATS
-    from hpckg.query import GRAPH_FORMATS, SELECT_FORMATS
+    from hpckg.formats import GRAPH_FORMATS, RDF_FORMATS, SELECT_FORMATS
 
     formatter = argparse.RawDescriptionHelpFormatter
 
@@ -163,11 +140,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                     "materialise the derived facts, validate, and replace the last good store only if "
                     "validation passes.\n\nexamples:\n  hpckg build\n  hpckg build --store /srv/hpckg/store "
                     "imported/top500.nt\n  hpckg build --memory")
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--store", default=DEFAULT_STORE, metavar="PATH|URL",
-                       help=f"where to build (default {DEFAULT_STORE}); an http(s) URL rebuilds a SPARQL "
-                            "server's dataset through the Graph Store Protocol")
-    group.add_argument("--memory", action="store_true", help="build in memory only (nothing written)")
+    add_store_option(p, memory="build in memory only (nothing written)",
+                     help="where to build (default the project's .hpckg/store); an http(s) URL rebuilds a "
+                          "SPARQL server's dataset through the Graph Store Protocol")
     p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     add_engine_option(p)
@@ -198,7 +173,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                    help="table (default), csv, tsv, json, xml for SELECT/ASK; ttl (default), nt, jsonld, "
                         "xml for CONSTRUCT/DESCRIBE")
     p.add_argument("--out", metavar="FILE", help="write the results to FILE instead of stdout")
-    add_store_options(p)
+    add_store_option(p, memory=MEMORY_HELP)
     p.set_defaults(handler=cmd_query)
 
     p = subparsers.add_parser(
@@ -208,5 +183,5 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                     "examples:\n  hpckg export --format nq --out dist/hpckg.nq\n  hpckg export --format ttl")
     p.add_argument("--format", default="ttl", choices=tuple(RDF_FORMATS), help="RDF format (default ttl)")
     p.add_argument("--out", metavar="PATH", help="write to PATH instead of stdout")
-    add_store_options(p)
+    add_store_option(p, memory=MEMORY_HELP)
     p.set_defaults(handler=cmd_export)

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from hpckg.cli.graph import add_store_options, open_for_reading
+from hpckg.cli.graph import MEMORY_HELP
+from hpckg.cli.options import add_store_option, open_for_reading
 from hpckg.errors import InputError
 
 FORMATS = ("md", "html")
@@ -45,5 +46,5 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("system", metavar="SYSTEM", help="slug, IRI, label or alias of the system")
     p.add_argument("--format", choices=FORMATS, default="md", help="md (default) or a standalone html page")
     p.add_argument("--out", metavar="FILE", help="write the page to FILE instead of stdout")
-    add_store_options(p)
+    add_store_option(p, memory=MEMORY_HELP)
     p.set_defaults(handler=cmd_page)

@@ -1,0 +1,215 @@
+"""The project an hpckg command works in: its root folder, its configuration and where things live.
+
+The root is the folder holding `ontology/hpckg.ttl` (with `shapes/`, `queries/` and `data/ttl/` beside it).
+It is chosen, first match wins, from:
+
+1. `--root DIR` on the command line (`use(root)`),
+2. the `HPCKG_ROOT` environment variable,
+3. the working directory or the nearest folder above it that holds `ontology/hpckg.ttl` (a checkout),
+4. the copy packaged inside the installed wheel (`hpckg/_resources`; for an editable install, the checkout
+   the package runs from), used only outside any checkout.
+
+So a checked-out project is read from the checkout even when hpckg itself was installed with a plain
+`pip install .` into site-packages: contributors' files are compared with the files they edited, not with
+a copy frozen at install time.
+
+Configuration is read with tomllib from `hpckg.toml` at the root, else from `[tool.hpckg]` in the root's
+`pyproject.toml`; every key is optional and relative paths are relative to the root:
+
+    store  = ".hpckg/store"     # the embedded store `hpckg build` writes and every command reads
+    graphs = ".hpckg/graphs"    # machine-written graphs: imports and source checks (see below)
+    data   = ["data/ttl"]       # people's Turtle: curated data files
+
+    [sources]                   # ([tool.hpckg.sources] in pyproject.toml) files importers read
+    top500 = ["~/downloads/top500"]
+
+Machine-written graphs (what `hpckg import` and the source verifier produce) live under `graphs`, one
+N-Quads file per named graph, never under `data/ttl/`, which holds only what people wrote and review. They
+are build inputs like the curated files and are rebuilt from their sources, so they are not committed.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hpckg.errors import InputError
+
+ROOT_MARKER = Path("ontology") / "hpckg.ttl"
+CONFIG_FILE = "hpckg.toml"
+ROOT_VARIABLE = "HPCKG_ROOT"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# A wheel carries a copy of the project files (pyproject.toml's force-include); an editable install runs
+# from a checkout, whose root is then the package's own fallback.
+PACKAGED_ROOT = (_PACKAGE_DIR / "_resources" if (_PACKAGE_DIR / "_resources" / "ontology").is_dir()
+                 else _PACKAGE_DIR.parent.parent)
+
+DEFAULT_STORE = ".hpckg/store"
+DEFAULT_GRAPHS = ".hpckg/graphs"
+DEFAULT_DATA = ("data/ttl",)
+CONFIG_KEYS = {"store", "graphs", "data", "sources"}
+
+
+@dataclass(frozen=True)
+class Project:
+    """Where one project's files are, and how they were found."""
+
+    root: Path
+    origin: str  # how the root was chosen, said in `hpckg build`'s summary
+    store: Path
+    graphs: Path
+    data: tuple[Path, ...]
+    sources: dict[str, tuple[Path, ...]] = field(default_factory=dict)
+    config_file: Path | None = None
+
+    @property
+    def packaged(self) -> bool:
+        return self.root == PACKAGED_ROOT
+
+    @property
+    def ontology_dir(self) -> Path:
+        return self.root / "ontology"
+
+    @property
+    def shapes_dir(self) -> Path:
+        return self.root / "shapes"
+
+    @property
+    def queries_dir(self) -> Path:
+        return self.root / "queries"
+
+    @property
+    def rules_dir(self) -> Path:
+        return self.queries_dir / "rules"
+
+    @property
+    def data_dir(self) -> Path:
+        """The first curated-data folder: where `hpckg new` writes and ownership rules look."""
+        return self.data[0]
+
+    def graphs_dir(self, slot: str) -> Path:
+        """The folder of one kind of machine-written graph, such as graphs_dir('import')."""
+        return self.graphs / slot
+
+    def describe(self) -> str:
+        """One line for summaries: 'root: /path (checkout found from the working directory)'."""
+        return f"{self.root} ({self.origin})"
+
+    def relative_name(self, path: Path) -> str:
+        """A stable, portable name for a file: relative to the root when inside it."""
+        resolved = Path(path).resolve()
+        try:
+            return resolved.relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return resolved.as_posix()
+
+
+def is_root(folder: Path) -> bool:
+    return (folder / ROOT_MARKER).is_file()
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds ontology/hpckg.ttl."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if is_root(folder):
+            return folder
+    return None
+
+
+def read_config(root: Path) -> tuple[dict, Path | None]:
+    """The [tool.hpckg] table (or hpckg.toml) of a root, and the file it came from."""
+    own = root / CONFIG_FILE
+    if own.is_file():
+        return _load_toml(own), own
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _load_toml(pyproject).get("tool", {}).get("hpckg")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise InputError(f"{pyproject}: [tool.hpckg] must be a table")
+            return table, pyproject
+    return {}, None
+
+
+def _load_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise InputError(f"{path}: not valid TOML: {error}") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read the configuration: {error.strerror}") from None
+
+
+def _paths(value: object, key: str, config_file: Path | None, base: Path) -> tuple[Path, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise InputError(f"{config_file}: {key} must be a path or a list of paths")
+    return tuple((base / Path(item).expanduser()) for item in items)
+
+
+def load(root: Path, origin: str, *, workdir: Path | None = None) -> Project:
+    """The project at `root`, configured from its hpckg.toml or pyproject.toml."""
+    root = root.resolve()
+    if root == PACKAGED_ROOT:
+        # No checkout: the packaged ontology and data, and the user's own folder for what hpckg writes.
+        base = (workdir or Path.cwd()).resolve()
+        return Project(root=root, origin=origin, store=base / DEFAULT_STORE, graphs=base / DEFAULT_GRAPHS,
+                       data=(root / "data" / "ttl",))
+    config, config_file = read_config(root)
+    unknown = set(config) - CONFIG_KEYS
+    if unknown:
+        raise InputError(f"{config_file}: unknown hpckg setting(s) {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(sorted(CONFIG_KEYS))}")
+    store = _paths(config.get("store", DEFAULT_STORE), "store", config_file, root)
+    graphs = _paths(config.get("graphs", DEFAULT_GRAPHS), "graphs", config_file, root)
+    data = _paths(config.get("data", list(DEFAULT_DATA)), "data", config_file, root)
+    if len(store) != 1 or len(graphs) != 1 or not data:
+        raise InputError(f"{config_file}: store and graphs take one path each, data at least one")
+    sources_table = config.get("sources", {})
+    if not isinstance(sources_table, dict):
+        raise InputError(f"{config_file}: sources must be a table of importer = [files]")
+    sources = {name: _paths(value, f"sources.{name}", config_file, root) for name, value in sources_table.items()}
+    return Project(root=root, origin=origin, store=store[0], graphs=graphs[0], data=data, sources=sources,
+                   config_file=config_file)
+
+
+def discover(*, explicit: Path | str | None = None, workdir: Path | None = None) -> Project:
+    """Choose the root by the rules in the module docstring and load its configuration."""
+    if explicit is not None:
+        root = Path(explicit).expanduser()
+        if not is_root(root):
+            raise InputError(f"--root {explicit}: not an hpckg project (no {ROOT_MARKER.as_posix()} there)")
+        return load(root, "--root", workdir=workdir)
+    variable = os.environ.get(ROOT_VARIABLE)
+    if variable:
+        root = Path(variable).expanduser()
+        if not is_root(root):
+            raise InputError(f"{ROOT_VARIABLE}={variable}: not an hpckg project (no {ROOT_MARKER.as_posix()} "
+                             "there); unset it or point it at a checkout")
+        return load(root, ROOT_VARIABLE, workdir=workdir)
+    found = find_root(workdir or Path.cwd())
+    if found is not None:
+        return load(found, "checkout found from the working directory", workdir=workdir)
+    return load(PACKAGED_ROOT, "packaged copy: no checkout above the working directory", workdir=workdir)
+
+
+_current: Project | None = None
+
+
+def current() -> Project:
+    """The project of this process: chosen once, on first use, unless `use` chose it already."""
+    global _current
+    if _current is None:
+        _current = discover()
+    return _current
+
+
+def use(root: Path | str | None = None) -> Project:
+    """Choose the project explicitly (the CLI's --root); None chooses again from the environment."""
+    global _current
+    _current = discover(explicit=root)
+    return _current
