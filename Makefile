@@ -32,8 +32,23 @@ ontology/context.jsonld: ontology/hpckg.ttl ontology/vocabularies.ttl $(BIN)/hpc
 
 context: ontology/context.jsonld ## alias: regenerate ontology/context.jsonld
 
-test: $(BIN)/hpckg ## run the linter and the whole test suite
+browser: ## install Debian's Chromium for the browser tests, where this user can (root with apt-get)
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium for the browser tests (apt-get)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "*** Chromium is not installed and this user cannot install it (not root, or no apt-get):"; \
+	  echo "*** the browser tests will be SKIPPED. Install chromium (Debian: apt-get install chromium) to run them."; \
+	fi
+
+test: $(BIN)/hpckg browser ## run the linter and the whole test suite (installs Chromium for the browser tests)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/pytest
 
-.PHONY: help install run test context
+test-fast: $(BIN)/hpckg ## the quick loop: skip the slow pySHACL parity and browser tests
+	$(BIN)/pytest -m "not slow"
+
+.PHONY: help install run test test-fast browser context

@@ -25,6 +25,19 @@ def hpckg_executable() -> str:
     return found
 
 
+def require_chromium() -> str:
+    """Debian's Chromium for the browser tests. `make test` installs it where it can; elsewhere the browser
+    tests are skipped with this reason, except under CI, which must never skip them."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    reason = ("Chromium is not installed, so the browser tests cannot run: `make test` installs it as root "
+              "with apt-get; otherwise install Debian's chromium package")
+    if os.environ.get("CI"):
+        pytest.fail(reason + " (CI is set: CI never skips the browser tests)", pytrace=False)
+    pytest.skip(reason)
+
+
 def run_hpckg(*args: str, cwd: Path | None = None, input: bytes | None = None,
               timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the real `hpckg` command in a subprocess and capture its output as text."""

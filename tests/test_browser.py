@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 import subprocess
 import urllib.parse
 from pathlib import Path
@@ -15,19 +14,23 @@ import pytest
 from hpckg.serve import urls
 from serve_live import serve_store, start_server
 
+from conftest import require_chromium
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 
 
+pytestmark = pytest.mark.slow
+
+
 def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert found, "Chromium is not installed: apt-get install -y chromium (.ci/run does this)"
-    return found
+    return require_chromium()
 
 
 @pytest.fixture(scope="module")
 def server():
+    chromium()  # skip (or, under CI, fail) before starting a server when there is no browser
     live = start_server(serve_store(), "--workers", "2", "--rate-limit", "0")
     yield live
     live.stop()

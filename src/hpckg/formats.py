@@ -63,6 +63,14 @@ RESULTS_FORMATS: dict[str, ResultsFormatInfo] = {
 }
 
 
+# What `hpckg query` can print: a text table or a results format for SELECT/ASK, and the RDF formats that
+# hold one graph for CONSTRUCT/DESCRIBE (N-Quads and TriG describe named graphs; a result is one graph).
+TABLE = "table"
+SELECT_FORMATS = (TABLE, *RESULTS_FORMATS)
+QUAD_ONLY_FORMATS = ("nq", "trig")
+GRAPH_FORMATS = tuple(name for name in RDF_FORMATS if name not in QUAD_ONLY_FORMATS)
+
+
 def rdf_format(name: str) -> RdfFormatInfo:
     """The RDF format called `name` (or one of its aliases)."""
     key = _RDF_ALIASES.get(name.lower(), name.lower())

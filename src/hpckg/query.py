@@ -10,15 +10,17 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.errors import InputError, UnknownNameError
-from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS, rdf_format, results_format
+from hpckg.formats import (
+    GRAPH_FORMATS,
+    QUAD_ONLY_FORMATS,
+    RESULTS_FORMATS,
+    SELECT_FORMATS,
+    TABLE,
+    rdf_format,
+    results_format,
+)
 from hpckg.store import AnyStore, QueryResult
 from hpckg.validate import shorten
-
-TABLE = "table"
-SELECT_FORMATS = (TABLE, *RESULTS_FORMATS)
-# N-Quads and TriG describe named graphs; a CONSTRUCT result is a single graph.
-QUAD_ONLY_FORMATS = ("nq", "trig")
-GRAPH_FORMATS = tuple(name for name in RDF_FORMATS if name not in QUAD_ONLY_FORMATS)
 
 
 @dataclass(frozen=True)
