@@ -62,6 +62,10 @@ class Views:
 
     # ---- shared pieces ------------------------------------------------------------------------------
 
+    def href(self, iri: str) -> str:
+        """Where a link to an IRI goes: the server's own page for one of its entities, else the IRI."""
+        return urls.page_for_iri(iri, self.base_iri) or iri
+
     def link(self, iri: str, text: str | None = None) -> str:
         page = urls.page_for_iri(iri, self.base_iri)
         shown = e(text or iri)
@@ -231,7 +235,7 @@ class Views:
             from hpckg.page import render_html, system_page
         except ImportError:
             return self.generic(iri)
-        return render_html(system_page(self.store, iri), standalone=False)
+        return render_html(system_page(self.store, iri), standalone=False, link_to=self.href)
 
     def site(self, iri: str) -> str:
         own = claims(self.store, [iri])
