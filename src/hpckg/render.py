@@ -39,6 +39,11 @@ def web_linkable(href: object) -> bool:
     return isinstance(href, str) and href.startswith(("http://", "https://"))
 
 
+def number(value: int | float) -> str:
+    """A count with thousands separators: '12,345'."""
+    return f"{value:,}"
+
+
 def script_json(data: bytes | str) -> Markup:
     """JSON (such as JSON-LD) to embed in a <script> element: '<', '>' and '&' become JSON escapes, so no
     value can close the element or open a comment, and the text still parses as the same JSON."""
@@ -56,7 +61,7 @@ def environment() -> Environment:
         loader=PackageLoader("hpckg", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True, default=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(md=md_escape, md_url=md_url, script_json=script_json)
+    env.filters.update(md=md_escape, md_url=md_url, number=number, script_json=script_json)
     env.tests.update(linkable=linkable, web_linkable=web_linkable)
     env.globals.update(t=text, ABSENT=ABSENT)
     return env
