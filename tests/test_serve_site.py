@@ -95,8 +95,13 @@ def test_every_page_announces_its_twins_and_embeds_json_ld(web):
 
 
 def test_system_page_comes_from_hpckg_page(web):
-    page = text(web.get(urls.page("system", "kalos")).text)
+    served = web.get(urls.page("system", "kalos")).text
+    page = text(served)
     assert "Kalos (Shanghai AI Lab)" in page and "Shanghai AI Laboratory" in page and "2,416" in page
+    # Its entities link to this server's pages, as on every other page; sources keep their own URLs.
+    assert f'href="{urls.page("org", "shanghai-ai-lab")}"' in served
+    assert 'href="https://arxiv.org/abs/2403.07648"' in served
+    assert 'href="https://w3id.org/hpckg/id/' not in served
 
 
 def test_site_page_shows_the_derived_total_and_how(web):

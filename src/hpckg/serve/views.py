@@ -1,56 +1,108 @@
 """Server-rendered HTML pages: home, query editor, canned query results, entity pages, error pages.
 
-Pages are plain HTML built from fixed fragments with every value escaped; templates/base.html is the one
-layout. Every link goes through urls.py. System pages come from hpckg.page (the same model as
-`hpckg page`); sites, organisations, part models and sources are rendered here.
+Every page is a Jinja2 template in hpckg/templates/ (autoescaped; layout.html is the one layout) filled
+with plain values this module reads from the store. Every link goes through urls.py. System pages come
+from hpckg.page (the same model and article as `hpckg page`); sites, organisations, part models, sources
+and other entities are read here.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
-from string import Template
 
 import pyoxigraph as ox
+from markupsafe import Markup
 
 from hpckg.namespaces import ONTOLOGY, PREFIXES
+from hpckg.page import system_page
+from hpckg.page.model import Link
 from hpckg.query import CannedQuery
+from hpckg.render import render
 from hpckg.serve import urls
 from hpckg.serve.entities import Claim, claims, iri_ref, labels
 from hpckg.serve.sparql import json_term_text
 
-LAYOUT = Template((Path(__file__).parent / "templates" / "base.html").read_text(encoding="utf-8"))
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",
               "nt": "application/n-triples", "rdf": "application/rdf+xml"}
-e = html.escape
+ENTITY_TEMPLATES = {"system": "system.html", "site": "site.html", "org": "organisation.html",
+                    "part": "part.html", "source": "source.html"}
+BUILTIN_EXAMPLES = {
+    "Systems and their operators":
+        "SELECT ?system ?operator WHERE { ?system a hpc:System ; hpc:operator ?operator }",
+    "Claims by tier":
+        "SELECT ?tier (COUNT(?c) AS ?claims) WHERE { ?c a hpc:Claim ; hpc:tier ?tier } GROUP BY ?tier",
+    "Everything said about Kalos": "DESCRIBE sys:kalos",
+}
 
 
 @dataclass
 class Html:
-    """A rendered page, with the twins announced in <link rel="alternate"> and the Link header."""
+    """A page to render: its template and variables, with the twins announced in <link rel="alternate">
+    and the Link header, and the entity's JSON-LD embedded when there is one."""
 
     title: str
-    body: str
+    template: str
+    context: dict[str, object] = field(default_factory=dict)
     alternates: dict[str, str] = field(default_factory=dict)  # URL -> media type
     jsonld: bytes | None = None
 
     def render(self) -> str:
-        head = "".join(f'<link rel="alternate" type="{e(t)}" href="{e(u)}">\n'
-                       for u, t in self.alternates.items())
-        if self.jsonld is not None:
-            data = self.jsonld.decode("utf-8").replace("</", "<\\/")
-            head += f'<script type="application/ld+json">\n{data}\n</script>'
-        nav = " ".join(f'<a href="{e(u)}">{e(t)}</a>' for u, t in (
-            (urls.home(), "hpckg"), (urls.query_editor(), "Query"), (urls.sparql(), "SPARQL endpoint"),
-            (urls.void(), "VoID")))
-        formats = ", ".join(f'<a href="{e(u)}">{e(t.split("/")[-1])}</a>'
-                            for u, t in self.alternates.items()) or "the SPARQL endpoint"
-        return LAYOUT.substitute(title=e(self.title), head=head, nav=nav, body=self.body, formats=formats)
+        return render(self.template, **self.context, title=self.title, alternates=self.alternates,
+                      jsonld=self.jsonld, urls=urls)
 
     def link_header(self) -> str:
         return ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in self.alternates.items())
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell: text, linked when href is set; numbers are right-aligned."""
+
+    text: str
+    href: str | None = None
+    numeric: bool = False
+
+
+@dataclass
+class ClaimRow:
+    """One claim as the claims table shows it."""
+
+    about: Link
+    property: str
+    value: Link
+    tier: str
+    tier_class: str
+    as_of: str
+    sources: list[Link]
+    no_sources: str
+    deprecated: bool
+    claim: Link
+
+
+@dataclass
+class ClaimTable:
+    rows: list[ClaimRow]
+    show_about: bool = False
+
+
+@dataclass
+class Derived:
+    """A derived total on a site page, with the input claims it was computed from."""
+
+    property: str
+    value: Link
+    weakest: str
+    tier_class: str
+    claim: Link
+    inputs: ClaimTable
+    note: str | None
+
+
+@dataclass
+class Heading:
+    name: str
+    reads: list[str]
 
 
 class Views:
@@ -62,147 +114,97 @@ class Views:
 
     # ---- shared pieces ------------------------------------------------------------------------------
 
-    def link(self, iri: str, text: str | None = None) -> str:
-        page = urls.page_for_iri(iri, self.base_iri)
-        shown = e(text or iri)
-        return f'<a href="{e(page)}">{shown}</a>' if page else f'<a href="{e(iri)}">{shown}</a>'
+    def href(self, iri: str) -> str:
+        """Where a link to an IRI goes: the server's own page for one of its entities, else the IRI."""
+        return urls.page_for_iri(iri, self.base_iri) or iri
 
-    def term(self, term: ox.NamedNode | ox.Literal | ox.BlankNode | None, names: dict[str, str]) -> str:
+    def link(self, iri: str, text: str | None = None) -> Link:
+        return Link(text or iri, self.href(iri))
+
+    def term(self, term: ox.NamedNode | ox.Literal | ox.BlankNode | None, names: dict[str, str]) -> Link:
+        """A term as a cell: IRIs linked by their label, numbers with thousands separators, other text."""
         if term is None:
-            return ""
+            return Link("")
         if isinstance(term, ox.NamedNode):
             return self.link(term.value, names.get(term.value) or short(term.value))
         if isinstance(term, ox.Literal) and term.datatype.value.endswith(("#integer", "#decimal")):
             try:
                 number = float(term.value)
-                return f"{number:,.0f}" if number.is_integer() else f"{number:,}"
+                return Link(f"{number:,.0f}" if number.is_integer() else f"{number:,}")
             except ValueError:
                 pass
-        return e(term.value)
+        return Link(term.value)
 
-    def claims_table(self, rows: list[Claim], *, show_about: bool = False) -> str:
-        if not rows:
-            return '<p class="muted">No claims.</p>'
+    def claims_table(self, rows: list[Claim], *, show_about: bool = False) -> ClaimTable:
         names = labels(self.store, [c.property for c in rows] + [c.about for c in rows] + [
             c.value.value for c in rows if isinstance(c.value, ox.NamedNode)] + [
             s for c in rows for s in c.sources] + [c.tier or "" for c in rows])
-        head = "<tr>" + ("<th>About</th>" if show_about else "") + (
-            "<th>Property</th><th>Value</th><th>Tier</th><th>As of</th><th>Sources</th><th>Claim</th></tr>")
-        body = []
-        for c in rows:
-            value = self.term(c.value, names) if c.value is not None else e(c.value_text)
-            tier = names.get(c.tier or "", short(c.tier or ""))
-            sources = ", ".join(self.link(s, names.get(s) or short(s)) for s in c.sources)
-            if c.derived:
-                sources = sources or f"derived from {len(c.inputs)} claims"
-            css = ' class="deprecated"' if (c.rank or "").endswith("/deprecated") else ""
-            body.append(f"<tr{css}>" + (f"<td>{self.link(c.about, names.get(c.about))}</td>"
-                                         if show_about else "")
-                        + f"<td>{e(names.get(c.property, short(c.property)))}</td><td>{value}</td>"
-                        f'<td class="tier-{e((c.tier or "").rsplit("/", 1)[-1])}">{e(tier)}</td>'
-                        f"<td>{e(c.as_of or '')}</td><td>{sources}</td>"
-                        f"<td>{self.link(c.iri, short(c.iri))}</td></tr>")
-        return f"<table>{head}{''.join(body)}</table>"
+        return ClaimTable([ClaimRow(
+            about=self.link(c.about, names.get(c.about)),
+            property=names.get(c.property, short(c.property)),
+            value=self.term(c.value, names) if c.value is not None else Link(c.value_text),
+            tier=names.get(c.tier or "", short(c.tier or "")),
+            tier_class=(c.tier or "").rsplit("/", 1)[-1],
+            as_of=c.as_of or "",
+            sources=[self.link(s, names.get(s) or short(s)) for s in c.sources],
+            no_sources=f"derived from {len(c.inputs)} claims" if c.derived else "",
+            deprecated=(c.rank or "").endswith("/deprecated"),
+            claim=self.link(c.iri, short(c.iri))) for c in rows], show_about)
 
     def select(self, sparql: str) -> list[dict[str, ox.NamedNode | ox.Literal]]:
         result = self.store.query(sparql)
         names = [v.value for v in result.variables]
         return [{n: row[n] for n in names if row[n] is not None} for row in result]
 
-    def iri_list(self, iris: list[str]) -> str:
-        if not iris:
-            return '<p class="muted">None.</p>'
+    def links(self, iris: list[str]) -> list[Link]:
+        """Entities as links by their labels, each once, in the order given."""
         names = labels(self.store, iris)
-        return "<ul>" + "".join(f"<li>{self.link(i, names.get(i) or short(i))}</li>"
-                                for i in dict.fromkeys(iris)) + "</ul>"
+        return [self.link(i, names.get(i) or short(i)) for i in dict.fromkeys(iris)]
 
     # ---- home, queries, errors ----------------------------------------------------------------------
 
     def home(self, stats: dict[str, int], canned: list[CannedQuery]) -> Html:
-        rows = "".join(f'<tr><td>{e(k)}</td><td class="num">{v:,}</td></tr>' for k, v in stats.items())
-        queries = "".join(
-            f'<tr><td><a href="{e(urls.canned(q.name))}">{e(q.name)}</a></td><td>{e(q.description)}</td>'
-            f'<td><form method="get" action="{e(urls.canned(q.name))}"><button type="submit">Run</button>'
-            f'</form></td><td><a href="{e(urls.canned(q.name, "csv"))}">CSV</a> '
-            f'<a href="{e(urls.canned(q.name, "json"))}">JSON</a></td></tr>' for q in canned)
         systems = self.select("SELECT ?x WHERE { ?x a hpc:System } ORDER BY ?x")
         sites = self.select("SELECT ?x WHERE { ?x a hpc:Site } ORDER BY ?x")
-        body = (
-            "<h1>hpckg: supercomputers and AI clusters, every fact sourced</h1>"
-            "<p>A knowledge graph where every fact is a claim with its sources and a confidence tier. "
-            f'Query it at the <a href="{e(urls.sparql())}">SPARQL endpoint</a> or in the '
-            f'<a href="{e(urls.query_editor())}">query editor</a>.</p>'
-            f'<h2>Dataset</h2><table class="stats">{rows}</table>'
-            f'<h2>Canned queries</h2><table id="canned-queries"><tr><th>Query</th><th>What it answers</th>'
-            f"<th></th><th>Download</th></tr>{queries}</table>"
-            f"<h2>Systems</h2>{self.iri_list([r['x'].value for r in systems])}"
-            f"<h2>Sites</h2>{self.iri_list([r['x'].value for r in sites])}")
-        return Html("Home", body, {urls.void(): "text/turtle"})
+        return Html("Home", "home.html", {
+            "stats": stats, "canned": canned, "systems": self.links([r["x"].value for r in systems]),
+            "sites": self.links([r["x"].value for r in sites])}, {urls.void(): "text/turtle"})
 
     def results(self, document: dict) -> str:
         """A SPARQL JSON results document as an HTML table (or a yes/no for ASK)."""
         if "boolean" in document:
-            return f'<p class="boolean">{"yes" if document["boolean"] else "no"}</p>'
+            return Markup(render("results.html", boolean=bool(document["boolean"]), count=0, variables=[],
+                                 rows=[]))
         variables = document["head"]["vars"]
         bindings = document["results"]["bindings"]
-        head = "".join(f"<th>{e(v)}</th>" for v in variables)
         iris = [b[v]["value"] for b in bindings for v in variables if b.get(v, {}).get("type") == "uri"]
         names = labels(self.store, [i for i in iris if urls.split_entity_iri(i, self.base_iri)][:2000])
-        rows = []
-        for binding in bindings:
-            cells = []
-            for v in variables:
-                term = binding.get(v)
-                if term is None:
-                    cells.append("<td></td>")
-                elif term["type"] == "uri":
-                    cells.append(f"<td>{self.link(term['value'], names.get(term['value']))}</td>")
-                else:
-                    numeric = term.get("datatype", "").rsplit("#", 1)[-1] in ("integer", "decimal", "double")
-                    cells.append(f'<td{" class=num" if numeric else ""}>{e(json_term_text(term))}</td>')
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-        count = f'<p class="muted">{len(bindings):,} results</p>'
-        return f'{count}<table class="results"><tr>{head}</tr>{"".join(rows)}</table>'
+        rows = [[self.cell(binding.get(v), names) for v in variables] for binding in bindings]
+        return Markup(render("results.html", boolean=None, count=len(bindings), variables=variables, rows=rows))
+
+    def cell(self, term: dict | None, names: dict[str, str]) -> Cell | None:
+        """One SPARQL JSON term as a results cell: IRIs linked, numbers right-aligned, None when unbound."""
+        if term is None:
+            return None
+        if term["type"] == "uri":
+            return Cell(names.get(term["value"]) or term["value"], self.href(term["value"]))
+        numeric = term.get("datatype", "").rsplit("#", 1)[-1] in ("integer", "decimal", "double")
+        return Cell(json_term_text(term), numeric=numeric)
 
     def canned(self, query: CannedQuery, results: str) -> Html:
-        body = (f"<h1>{e(query.name)}</h1><p>{e(query.description)}</p>"
-                f'<p>Download: <a href="{e(urls.canned(query.name, "csv"))}">CSV</a> · '
-                f'<a href="{e(urls.canned(query.name, "json"))}">JSON</a> · '
-                f'<a href="{e(urls.query_editor(query.text))}">open in the query editor</a></p>'
-                f'<section id="results">{results}</section>'
-                f"<details><summary>The query</summary><pre>{e(query.text)}</pre></details>")
-        return Html(query.name, body, {urls.canned(query.name, "csv"): "text/csv",
-                                       urls.canned(query.name, "json"): "application/sparql-results+json"})
+        # `results` is HTML by contract: results() above, or the server's escaped <pre> or error box.
+        return Html(query.name, "canned.html", {"query": query, "results": Markup(results)},
+                    {urls.canned(query.name, "csv"): "text/csv",
+                     urls.canned(query.name, "json"): "application/sparql-results+json"})
 
     def editor(self, query: str, results: str, canned: list[CannedQuery]) -> Html:
-        examples = "".join(f'<li><a href="{e(urls.query_editor(q.text))}">{e(q.name)}</a>: '
-                           f"{e(q.description)}</li>" for q in canned)
-        builtin = {
-            "Systems and their operators":
-                "SELECT ?system ?operator WHERE { ?system a hpc:System ; hpc:operator ?operator }",
-            "Claims by tier":
-                "SELECT ?tier (COUNT(?c) AS ?claims) WHERE { ?c a hpc:Claim ; hpc:tier ?tier } GROUP BY ?tier",
-            "Everything said about Kalos": "DESCRIBE sys:kalos",
-        }
-        examples += "".join(f'<li><a href="{e(urls.query_editor(text))}">{e(name)}</a></li>'
-                            for name, text in builtin.items())
-        prefixes = ", ".join(f"{p}:" for p in PREFIXES)
-        body = (
-            "<h1>Query editor</h1>"
-            f'<form method="get" action="{e(urls.QUERY_EDITOR)}">'
-            f'<textarea name="query" rows="12" spellcheck="false">{e(query)}</textarea>'
-            '<p><button type="submit">Run</button> '
-            '<span class="muted">(Ctrl+Enter) · results below; the same query as data: '
-            f'<a href="{e(urls.sparql(query, format="json"))}">JSON</a>, '
-            f'<a href="{e(urls.sparql(query, format="csv"))}">CSV</a></span></p></form>'
-            f'<p class="muted">These prefixes are predeclared: {e(prefixes)}.</p>'
-            f'<section id="results">{results}</section><h2>Examples</h2><ul>{examples}</ul>')
-        return Html("Query editor", body)
+        examples = [(q.name, q.description, q.text) for q in canned]
+        examples += [(name, None, text) for name, text in BUILTIN_EXAMPLES.items()]
+        return Html("Query editor", "editor.html", {
+            "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES)})
 
     def error(self, status: int, code: str, message: str) -> Html:
-        body = (f'<h1>{status}: {e(code)}</h1><div class="error"><p>{e(message)}</p></div>'
-                f'<p><a href="{e(urls.home())}">Home</a> · <a href="{e(urls.query_editor())}">Query editor</a></p>')
-        return Html(f"Error {status}", body)
+        return Html(f"Error {status}", "error.html", {"status": status, "code": code, "message": message})
 
     # ---- entity pages -------------------------------------------------------------------------------
 
@@ -211,55 +213,43 @@ class Views:
         if not self.exists(iri):
             return None
         name = labels(self.store, [iri]).get(iri, slug)
-        render = {"system": self.system, "site": self.site, "org": self.organisation, "part": self.part,
-                  "source": self.source}.get(kind, self.generic)
-        body = render(iri)
+        read = {"system": self.system, "site": self.site, "org": self.organisation, "part": self.part,
+                "source": self.source}.get(kind, self.generic)
+        context = {"kind": kind, "iri": iri, "heading": None if kind == "system" else self.heading(iri),
+                   **read(iri)}
         alternates = {u: TWIN_TYPES[s] for s, u in urls.twins(kind, slug).items()}
-        return Html(name, f'<p class="muted">{e(kind)} · <code>{e(iri)}</code></p>{body}', alternates, jsonld)
+        return Html(name, ENTITY_TEMPLATES.get(kind, "entity.html"), context, alternates, jsonld)
 
     def exists(self, iri: str) -> bool:
         return bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}"))
 
-    def heading(self, iri: str) -> str:
+    def heading(self, iri: str) -> Heading:
         rows = self.select(f"SELECT ?read WHERE {{ {iri_ref(iri)} hpc:read ?read }}")
         name = labels(self.store, [iri]).get(iri, short(iri))
-        read = "".join(f"<p>{e(r['read'].value)}</p>" for r in rows)
-        return f"<h1>{e(name)}</h1>{read}"
+        return Heading(name, [r["read"].value for r in rows])
 
-    def system(self, iri: str) -> str:
-        try:
-            from hpckg.page import render_html, system_page
-        except ImportError:
-            return self.generic(iri)
-        return render_html(system_page(self.store, iri), standalone=False)
+    def system(self, iri: str) -> dict[str, object]:
+        return {"page": system_page(self.store, iri), "href": self.href}
 
-    def site(self, iri: str) -> str:
+    def site(self, iri: str) -> dict[str, object]:
         own = claims(self.store, [iri])
-        derived = [c for c in own if c.derived]
         systems = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:site ; hpc:value {iri_ref(iri)} ."
             " FILTER NOT EXISTS { ?c hpc:rank rank:deprecated } } ORDER BY ?s")]
-        parts = [self.heading(iri), "<h2>Facts</h2>", self.claims_table([c for c in own if not c.derived]),
-                 "<h2>Derived totals</h2>"]
-        if not derived:
-            parts.append('<p class="muted">No derived totals.</p>')
-        for claim in derived:
+        derived = []
+        for claim in (c for c in own if c.derived):
             inputs = claims(self.store, iris=claim.inputs) if claim.inputs else []
             names = labels(self.store, [claim.property, claim.tier or ""] + [i.tier or "" for i in inputs])
-            weakest = names.get(claim.tier or "", short(claim.tier or ""))
-            value = self.term(claim.value, {}) if claim.value is not None else e(claim.value_text)
-            parts.append(
-                f'<section class="derived"><h3>{e(names.get(claim.property, short(claim.property)))}: '
-                f'<span class="total">{value}</span></h3>'
-                f'<p>Derived by the build from {len(inputs)} input claims; weakest tier of the inputs: '
-                f'<strong class="tier-{e((claim.tier or "").rsplit("/", 1)[-1])}">{e(weakest)}</strong>. '
-                f"Claim {self.link(claim.iri, short(claim.iri))}.</p>"
-                f"{self.claims_table(inputs, show_about=True)}"
-                + (f"<p class=muted>{e(claim.note)}</p>" if claim.note else "") + "</section>")
-        parts += ["<h2>Systems at this site</h2>", self.iri_list(systems)]
-        return "".join(parts)
+            derived.append(Derived(
+                property=names.get(claim.property, short(claim.property)),
+                value=self.term(claim.value, {}) if claim.value is not None else Link(claim.value_text),
+                weakest=names.get(claim.tier or "", short(claim.tier or "")),
+                tier_class=(claim.tier or "").rsplit("/", 1)[-1], claim=self.link(claim.iri, short(claim.iri)),
+                inputs=self.claims_table(inputs, show_about=True), note=claim.note))
+        return {"facts": self.claims_table([c for c in own if not c.derived]), "derived": derived,
+                "systems": self.links(systems)}
 
-    def organisation(self, iri: str) -> str:
+    def organisation(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
         rollup = [r["p"].value for r in self.select(
             f"SELECT ?p WHERE {{ {e_iri} hpc:rollsUpTo ?p FILTER(?p != {e_iri}) }}")]
@@ -271,27 +261,21 @@ class Views:
         supplied = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:supplierAtBuild ; "
             f"hpc:value {e_iri} . ?cmp hpc:componentOf ?s }}")]
-        return "".join([
-            self.heading(iri), "<h2>Facts and lineage</h2>", self.claims_table(claims(self.store, [iri])),
-            "<h2>Rolls up to (today)</h2>", self.iri_list(rollup),
-            "<h2>Acquired or renamed from</h2>", self.iri_list(predecessors),
-            "<h2>Systems operated</h2>", self.iri_list(operated),
-            "<h2>Systems supplied</h2>", self.iri_list(supplied)])
+        return {"facts": self.claims_table(claims(self.store, [iri])), "rollup": self.links(rollup),
+                "predecessors": self.links(predecessors), "operated": self.links(operated),
+                "supplied": self.links(supplied)}
 
-    def part(self, iri: str) -> str:
+    def part(self, iri: str) -> dict[str, object]:
         used = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:partModel ; "
             f"hpc:value {iri_ref(iri)} . ?cmp hpc:componentOf ?s }}")]
-        return "".join([self.heading(iri), "<h2>Specifications</h2>",
-                        self.claims_table(claims(self.store, [iri])), "<h2>Used in</h2>", self.iri_list(used)])
+        return {"facts": self.claims_table(claims(self.store, [iri])), "used": self.links(used)}
 
-    def source(self, iri: str) -> str:
+    def source(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
         meta = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o FILTER(?p != rdf:type) }} ORDER BY ?p")
         names = labels(self.store, [r["p"].value for r in meta] + [
             r["o"].value for r in meta if isinstance(r["o"], ox.NamedNode)])
-        rows = "".join(f"<tr><th>{e(names.get(r['p'].value, short(r['p'].value)))}</th>"
-                       f"<td>{self.term(r['o'], names)}</td></tr>" for r in meta)
         cited = claims(self.store, iris=[r["c"].value for r in self.select(
             f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")])
         checks = self.select(f"""SELECT ?chk ?when ?system ?result ?term ?count ?by WHERE {{
@@ -302,29 +286,22 @@ class Views:
         }} ORDER BY DESC(?when)""")
         check_names = labels(self.store, [t.value for r in checks for t in r.values()
                                           if isinstance(t, ox.NamedNode)])
-        history = "".join("<tr>" + "".join(f"<td>{self.term(r.get(k), check_names)}</td>" for k in (
-            "when", "system", "result", "term", "count", "by", "chk")) + "</tr>" for r in checks)
-        history_table = (f'<table id="source-checks"><tr><th>When</th><th>System</th><th>Result</th>'
-                         f"<th>Term found</th><th>Count found</th><th>Checked by</th><th>Check</th></tr>"
-                         f"{history}</table>") if checks else '<p class="muted">No source checks recorded.</p>'
-        return "".join([self.heading(iri), f"<table>{rows}</table>", "<h2>Source-check history</h2>",
-                        history_table, "<h2>Claims citing this source</h2>",
-                        self.claims_table(cited, show_about=True)])
+        return {"meta": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names)) for r in meta],
+                "checks": [[self.term(r.get(k), check_names) for k in
+                            ("when", "system", "result", "term", "count", "by", "chk")] for r in checks],
+                "cited": self.claims_table(cited, show_about=True)}
 
-    def generic(self, iri: str) -> str:
+    def generic(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
         out = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o }} ORDER BY ?p")
         inbound = self.select(f"SELECT ?s ?p WHERE {{ ?s ?p {e_iri} }} ORDER BY ?p LIMIT 500")
         names = labels(self.store, [r["p"].value for r in out + inbound] + [
             t.value for r in out + inbound for t in r.values() if isinstance(t, ox.NamedNode)])
-        rows = "".join(f"<tr><th>{e(names.get(r['p'].value, short(r['p'].value)))}</th>"
-                       f"<td>{self.term(r['o'], names)}</td></tr>" for r in out)
-        links = "".join(f"<tr><td>{self.term(r['s'], names)}</td>"
-                        f"<td>{e(names.get(r['p'].value, short(r['p'].value)))}</td></tr>" for r in inbound)
-        own = claims(self.store, [iri])
-        return "".join([self.heading(iri), f"<table>{rows}</table>",
-                        "<h2>Claims</h2>" + self.claims_table(own) if own else "",
-                        f"<h2>Linked from</h2><table>{links}</table>" if links else ""])
+        return {"properties": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names))
+                               for r in out],
+                "claims": self.claims_table(claims(self.store, [iri])),
+                "inbound": [(self.term(r["s"], names), names.get(r["p"].value, short(r["p"].value)))
+                            for r in inbound]}
 
 
 def short(iri: str) -> str:

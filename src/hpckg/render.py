@@ -1,0 +1,72 @@
+"""The one Jinja2 environment every page is rendered with: the templates in hpckg/templates/, found through
+the installed package (a wheel works as well as a checkout).
+
+HTML templates (*.html) are autoescaped, so a value is escaped unless a template or this module marks it as
+markup; Markdown templates (*.md) are not, and escape each value with the `md` filter instead. A variable a
+template uses but the caller did not pass is an error (StrictUndefined), never an empty string.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def md_escape(value: object) -> str:
+    """Escape Markdown syntax in a value (table pipes included) and keep it on one line."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+def md_url(href: str) -> str:
+    """A link target safe inside Markdown's (...)."""
+    return (href.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+            .replace("<", "%3C").replace(">", "%3E"))
+
+
+def linkable(href: object) -> bool:
+    """True for http(s) and site-relative URLs: anything else (javascript:, data:, //host) is shown as text."""
+    return (isinstance(href, str) and href.startswith(("http://", "https://", "/"))
+            and not href.startswith("//"))
+
+
+def web_linkable(href: object) -> bool:
+    """True for absolute http(s) URLs, the only links a Markdown page carries."""
+    return isinstance(href, str) and href.startswith(("http://", "https://"))
+
+
+def number(value: int | float) -> str:
+    """A count with thousands separators: '12,345'."""
+    return f"{value:,}"
+
+
+def script_json(data: bytes | str) -> Markup:
+    """JSON (such as JSON-LD) to embed in a <script> element: '<', '>' and '&' become JSON escapes, so no
+    value can close the element or open a comment, and the text still parses as the same JSON."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return Markup(data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+@functools.cache
+def environment() -> Environment:
+    from hpckg.page import text  # the fixed wording of system pages (hpckg.page renders with this module)
+    from hpckg.page.model import ABSENT
+
+    env = Environment(
+        loader=PackageLoader("hpckg", "templates"),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True, default=False),
+        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(md=md_escape, md_url=md_url, number=number, script_json=script_json)
+    env.tests.update(linkable=linkable, web_linkable=web_linkable)
+    env.globals.update(t=text, ABSENT=ABSENT)
+    return env
+
+
+def render(name: str, /, **context: object) -> str:
+    """Render the template `name` (such as "system.md") with the given variables."""
+    return environment().get_template(name).render(**context)
