@@ -9,9 +9,9 @@ import pytest
 
 from hpckg.contribute.check import check_files
 from hpckg.contribute.scaffold import new_system
-from hpckg.contribute.slug import name_key, slugify
 from hpckg.errors import InputError
 from hpckg.formats import rdf_format
+from hpckg.names import name_key, slugify
 from hpckg.store import parse_file
 
 

@@ -18,7 +18,7 @@ from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.filecheck import ParsedFile
 from hpckg.contribute.report import CheckReport
-from hpckg.contribute.slug import name_keys
+from hpckg.names import name_keys
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.store import Store
 from hpckg.validate import ValidationReport, Violation, validate_store

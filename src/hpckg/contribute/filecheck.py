@@ -15,9 +15,9 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.contribute.report import CheckReport
-from hpckg.contribute.slug import COUNTRY_SLUG_RE, SLUG_RE
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
+from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
 from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, hpc
 from hpckg.store import parse_rdf
 from hpckg.validate import shorten
