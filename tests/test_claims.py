@@ -33,9 +33,9 @@ from hpckg.claims import (
     term,
     value_of,
 )
-from hpckg.fastvalidate import validate_store_fast
 from hpckg.namespaces import entity, graph_for, hpc
 from hpckg.store import Store
+from hpckg.validate import validate
 
 GRAPH = graph_for("imported/example.nq")
 SYSTEM, ORG, CMP = entity("system", "zeta"), entity("org", "zeta-lab"), entity("component", "zeta-accelerator")
@@ -83,7 +83,7 @@ def world(quads: list[ox.Quad]) -> Store:
 def test_builder_made_system_conforms_to_the_shapes() -> None:
     quads, _ = small_system()
     assert {q.graph_name for q in quads} == {ox.NamedNode(GRAPH)}
-    report = validate_store_fast(world(quads))
+    report = validate(world(quads))
     assert report.conforms and not report.violations, report.to_text()
 
 

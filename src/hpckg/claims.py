@@ -224,11 +224,13 @@ def read_claims(store, *, about: Iterable[str] | None = None, iris: Iterable[str
         for row in result:
             fields = rows.setdefault(row["c"].value, {})
             fields.setdefault(row["p"].value, []).append(row["o"])
-    return sorted((_claim(iri, fields) for iri, fields in rows.items()),
+    return sorted((claim_from_triples(iri, fields) for iri, fields in rows.items()),
                   key=lambda c: (c.about, c.property, c.iri))
 
 
-def _claim(iri: str, fields: dict[str, list]) -> Claim:
+def claim_from_triples(iri: str, fields: Mapping[str, Sequence[ox.NamedNode | ox.Literal]]) -> Claim:
+    """The Claim stated by these triples of `iri` ({predicate IRI: [objects]}), for callers that gather a
+    claim's triples themselves (from one file's quads, say) rather than through `read_claims`."""
     single: dict[str, object] = {}
     for predicate, name in _CLAIM_FIELDS.items():
         found = sorted(fields.get(predicate, []), key=str)

@@ -9,10 +9,10 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import paths
+from hpckg.claims import shorten
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS, rdf_format, results_format
 from hpckg.store import AnyStore, QueryResult
-from hpckg.validate import shorten
 
 TABLE = "table"
 SELECT_FORMATS = (TABLE, *RESULTS_FORMATS)

@@ -16,10 +16,9 @@ from hpckg.formats import rdf_format
 from hpckg.names import SlugError, is_slug, name_keys, slugify
 from hpckg.namespaces import PREFIXES, hpc
 from hpckg.store import parse_file
+from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-LABELS = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#altLabel",
-          hpc("slug"))
+LABELS = (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug"))
 PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys", "site", "orgn", "part",
                 "cmp", "src", "claim", "chg", "country", "tier", "basis", "rank", "status", "kind", "role",
                 "sourcekind", "orgtype")
