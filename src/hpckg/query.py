@@ -12,7 +12,7 @@ from hpckg import paths
 from hpckg.claims import shorten
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS, rdf_format, results_format
-from hpckg.store import AnyStore, QueryResult
+from hpckg.store import QueryResult
 
 TABLE = "table"
 SELECT_FORMATS = (TABLE, *RESULTS_FORMATS)
@@ -68,10 +68,6 @@ def resolve_query(ref: str) -> tuple[str, str]:
         return str(path), path.read_text(encoding="utf-8")
     query = canned_query(ref)
     return query.name, query.text
-
-
-def run_query(store: AnyStore, sparql: str) -> QueryResult:
-    return store.query(sparql)
 
 
 def _cell(term: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> str:
