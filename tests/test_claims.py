@@ -29,6 +29,7 @@ from hpckg.claims import (
     parse_date,
     read_claims,
     shorten,
+    source_check_quads,
     source_quads,
     term,
     value_of,
@@ -54,6 +55,10 @@ def small_system() -> tuple[list[ox.Quad], list]:
                           graph=GRAPH)
     quads += source_quads("zeta-news", title="Zeta switched on", kind="news-article", creators=["daily-news"],
                           url="https://news.example/zeta", issued=YearMonth(2024, 4), graph=GRAPH)
+    quads += entity_quads("software", "zeta-verify", label="zeta verify", graph=GRAPH)
+    quads += source_check_quads("zeta-paper-2026-10-09", source="zeta-paper", system="zeta",
+                                result="names-system-part-count", ended="2026-10-09", software="zeta-verify",
+                                checked_by="zeta verify", terms_found=["GPU Z"], count_found=1024, graph=GRAPH)
     claims = [
         make_claim(SYSTEM, "operator", Iri(ORG), tier="reported", sources="zeta-paper", basis="operator-stated",
                    rank="preferred", as_of="2024-03"),

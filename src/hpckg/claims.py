@@ -6,8 +6,8 @@ place that knows what a claim looks like:
 - `Claim`, the record, and `read_claims(store, ...)`, its one reader;
 - `make_claim(...)` and `claim_quads(claim, graph=...)`, the builder importers and the verifier emit
   through: Python values in, pyoxigraph quads out (never Turtle text), with claim IRIs minted by the
-  decision's rule (the claim's slug starts with its entity's slug); `entity_quads` and `source_quads` write
-  the entities and sources claims point at;
+  decision's rule (the claim's slug starts with its entity's slug); `entity_quads`, `source_quads` and
+  `source_check_quads` write the entities and sources claims point at and the verifier's checks;
 - `shorten`, `labels`/`label` and `find_iri`/`line_of`, which reports and pages use to show IRIs.
 
 The writing path is plain functions over dataclasses and pyoxigraph terms (no rdflib, no SPARQL), because
@@ -216,7 +216,7 @@ def read_claims(store, *, about: Iterable[str] | None = None, iris: Iterable[str
         if batch == []:
             continue
         values = "" if batch is None else (
-            f"VALUES ?{'about' if about is not None else 'c'} {{ {' '.join(_iri_ref(i) for i in batch)} }}")
+            f"VALUES ?{'about' if about is not None else 'c'} {{ {' '.join(iri_ref(i) for i in batch)} }}")
         result = store.query(f"""
             SELECT DISTINCT ?c ?p ?o WHERE {{
               {values} ?c <{hpc('about')}> ?about ; a ?type . VALUES ?type {{ <{t.CLAIM}> <{t.DERIVED_CLAIM}> }}
@@ -327,7 +327,10 @@ _P = {name: _named(iri) for name, iri in (
     ("source", t.PROV_HAD_PRIMARY_SOURCE), ("derivedFrom", t.PROV_WAS_DERIVED_FROM),
     ("title", t.DCTERMS_TITLE), ("creator", t.DCTERMS_CREATOR), ("publisher", t.DCTERMS_PUBLISHER),
     ("issued", t.DCTERMS_ISSUED), ("url", t.SCHEMA_URL), ("sourceKind", hpc("sourceKind")),
-    ("arxivId", hpc("arxivId")), ("componentOf", hpc("componentOf")), ("role", hpc("role")))}
+    ("arxivId", hpc("arxivId")), ("componentOf", hpc("componentOf")), ("role", hpc("role")),
+    ("used", t.PROV_USED), ("endedAtTime", t.PROV_ENDED_AT_TIME), ("associatedWith", t.PROV_WAS_ASSOCIATED_WITH),
+    ("checkedSystem", hpc("checkedSystem")), ("checkedBy", hpc("checkedBy")),
+    ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")))}
 _P.update({name: _named(hpc(name)) for name in t.BOUNDS})
 _CLAIM_CLASS, _DERIVED_CLASS = _named(t.CLAIM), _named(t.DERIVED_CLAIM)
 
@@ -403,6 +406,29 @@ def source_quads(slug: str, *, title: str, kind: str, graph: str, url: str | Non
     return quads
 
 
+def source_check_quads(slug: str, *, source: str, system: str, result: str, ended: str | AsOf | dt.datetime,
+                       software: str, checked_by: str, graph: str, terms_found: Iterable[str] = (),
+                       count_found: int | None = None, label: str | None = None,
+                       language: str = "en") -> list[ox.Quad]:
+    """An hpc:SourceCheck, the verifier's record of re-reading `source` for `system` (IRIs or slugs):
+    its result (a check-result: concept IRI or name such as "names-system"), when it ended, the software
+    that ran it and the command (`checked_by`), and the terms and count it found."""
+    g, s = _named(graph), _named(entity("check", slug))
+    quads = [ox.Quad(s, _P["type"], _named(hpc("SourceCheck")), g),
+             ox.Quad(s, _P["used"], _named(_ref(source, "source")), g),
+             ox.Quad(s, _P["checkedSystem"], _named(_ref(system, "system")), g),
+             ox.Quad(s, _P["endedAtTime"], term(ended if isinstance(ended, dt.datetime) else parse_date(ended)), g),
+             ox.Quad(s, _P["associatedWith"], _named(_ref(software, "software")), g),
+             ox.Quad(s, _P["checkedBy"], ox.Literal(checked_by), g),
+             ox.Quad(s, _P["checkResult"], _named(_concept(result, PREFIXES["checkresult"]) or ""), g)]
+    if label is not None:
+        quads.append(ox.Quad(s, _P["label"], ox.Literal(label, language=language), g))
+    quads += [ox.Quad(s, _P["termFound"], ox.Literal(found), g) for found in dict.fromkeys(terms_found)]
+    if count_found is not None:
+        quads.append(ox.Quad(s, _P["countFound"], term(count_found), g))
+    return quads
+
+
 # --- Showing IRIs: prefixed names, labels, and where a file writes them ------------------------------
 
 
@@ -415,7 +441,7 @@ def shorten(iri: str) -> str:
     return f"{name}:{iri[len(best):]}" if best else iri
 
 
-def _iri_ref(iri: str) -> str:
+def iri_ref(iri: str) -> str:
     """An IRI as a SPARQL IRIREF, refusing characters that could escape it."""
     if not iri or any(c in iri for c in '<>"{}|^`\\ \n\t'):
         raise ValueError(f"not a usable IRI: {iri!r}")
@@ -433,7 +459,7 @@ def labels(store, iris: Iterable[str]) -> dict[str, str]:
     for batch in _batches([i for i in dict.fromkeys(iris) if i], 500):
         rows = store.query(f"""
             SELECT ?s ?label WHERE {{
-              VALUES ?s {{ {' '.join(_iri_ref(i) for i in batch)} }}
+              VALUES ?s {{ {' '.join(iri_ref(i) for i in batch)} }}
               {{ ?s <{t.RDFS_LABEL}> ?label BIND(1 AS ?kind) }}
               UNION {{ ?s <{t.SKOS_PREF_LABEL}> ?label BIND(2 AS ?kind) }}
               FILTER (lang(?label) = "" || langMatches(lang(?label), "en"))
