@@ -1,4 +1,5 @@
-"""Benchmark validation: pySHACL (hpckg.validate) against the SPARQL fast path (hpckg.fastvalidate).
+"""Benchmark validation: pySHACL (hpckg.validate.pyshacl_engine) against the SPARQL fast path
+(hpckg.validate.sparql_engine).
 
 The large graph is the curated data replicated N times: every IRI under https://w3id.org/hpckg/id/ gets a
 "-rN" suffix per copy (systems, components, claims, sources, organisations...), the ontology and shapes are
@@ -17,10 +18,9 @@ import time
 import pyoxigraph as ox
 
 from hpckg.build import materialise, populate
-from hpckg.fastvalidate import cached_sparql_parsing, validate_store_fast
 from hpckg.namespaces import DERIVED_GRAPH, GRAPH, ID
 from hpckg.store import Store
-from hpckg.validate import validate_store
+from hpckg.validate import validate
 
 
 def replicated_store(copies: int) -> Store:
@@ -59,8 +59,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=60, help="copies of the curated data (default 60)")
     parser.add_argument("--pyshacl", action="store_true", help="also run pySHACL (slow on big graphs)")
-    parser.add_argument("--uncached", action="store_true",
-                        help="run pySHACL without cached_sparql_parsing too (very slow)")
     options = parser.parse_args()
 
     start = time.perf_counter()
@@ -68,12 +66,9 @@ def main() -> None:
     claims = int(next(iter(store.query("SELECT (COUNT(?c) AS ?n) WHERE { ?c a hpc:Claim }")))["n"].value)
     print(f"{options.copies} copies: {store.triple_count()} triples, {claims} claims "
           f"(built in {time.perf_counter() - start:.1f} s)")
-    fast, _ = timed("fast path (Oxigraph SPARQL)", lambda: validate_store_fast(store))
+    fast, _ = timed("fast path (Oxigraph SPARQL)", lambda: validate(store, "fast"))
     if options.pyshacl:
-        with cached_sparql_parsing():
-            reference, _ = timed("pySHACL, parse cached", lambda: validate_store(store))
-        if options.uncached:
-            timed("pySHACL, as shipped", lambda: validate_store(store))
+        reference, _ = timed("pySHACL, parse cached", lambda: validate(store, "pyshacl"))
         same = ({(v.rule, v.focus, v.path, v.value) for v in fast.violations}
                 == {(v.rule, v.focus, v.path, v.value) for v in reference.violations})
         print(f"same violations: {same}")

@@ -1,4 +1,5 @@
-"""Shared test helpers: the real `hpckg` console script and a store built once per session."""
+"""Shared test helpers: the real `hpckg` console script, a store built once per session, and the curated
+graph built and validated once per session."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hpckg.build import populate
+from hpckg.store import Store
+from hpckg.validate import ValidationReport, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -58,3 +63,18 @@ def built_store(tmp_path_factory) -> Path:
     out, err = text(completed)
     assert completed.returncode == 0, f"hpckg build failed:\n{out}\n{err}"
     return path
+
+
+@pytest.fixture(scope="session")
+def seed_store() -> Store:
+    """The curated graph (ontology, shapes, data/ttl/, derived facts) in memory, built once per session.
+    Read-only by convention: a test that adds data builds its own store."""
+    store = Store(None)
+    populate(store)
+    return store
+
+
+@pytest.fixture(scope="session")
+def seed_report(seed_store: Store) -> ValidationReport:
+    """The curated graph validated once per session with the fast engine (pySHACL parity is a slow test)."""
+    return validate(seed_store)

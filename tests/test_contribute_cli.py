@@ -136,3 +136,26 @@ def test_diff_against_the_working_tree(repo: Path):
 def test_diff_reports_a_bad_revision(repo: Path):
     result = run("diff", "no-such-rev", cwd=repo)
     assert result.returncode == 2 and "no-such-rev" in result.stderr
+
+
+def test_new_system_with_a_name_without_ascii_letters(tmp_path: Path):
+    """A name like "日本" has no ASCII letters to make a slug from: a clean error naming --slug, no traceback."""
+    from conftest import run_hpckg, text
+
+    refused = run_hpckg("new", "system", "日本", "--operator", "x", "--country", "JP", "--out-dir", str(tmp_path))
+    out, err = text(refused)
+    assert refused.returncode == 2, err
+    assert "Traceback" not in err
+    assert "no ASCII letters" in err and "--slug" in err
+    assert not list(tmp_path.iterdir())
+
+    given = run_hpckg("new", "system", "日本", "--slug", "nihon", "--operator", "x", "--country", "JP",
+                      "--out-dir", str(tmp_path))
+    out, err = text(given)
+    assert given.returncode == 0, err
+    written = (tmp_path / "nihon.ttl").read_text(encoding="utf-8")
+    assert 'sys:nihon a hpc:System ;\n    rdfs:label "日本"@en ;\n    hpc:slug "nihon"' in written
+
+    bad = run_hpckg("new", "system", "日本", "--slug", "Ni Hon", "--operator", "x", "--country", "JP",
+                    "--out-dir", str(tmp_path))
+    assert bad.returncode == 2 and "--slug" in text(bad)[1] and "Traceback" not in text(bad)[1]

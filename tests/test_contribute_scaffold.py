@@ -1,4 +1,4 @@
-"""Slugs and `hpckg new system`: the skeleton parses, lands in the right place and fails the checks until
+"""`hpckg new system`: the skeleton parses, lands in the right place and fails the checks until
 every placeholder is filled in."""
 
 from __future__ import annotations
@@ -9,25 +9,9 @@ import pytest
 
 from hpckg.contribute.check import check_files
 from hpckg.contribute.scaffold import new_system
-from hpckg.contribute.slug import name_key, slugify
 from hpckg.errors import InputError
 from hpckg.formats import rdf_format
 from hpckg.store import parse_file
-
-
-@pytest.mark.parametrize(("name", "slug"), [
-    ("Kalos (Shanghai AI Lab)", "kalos"),
-    ("ByteDance MegaScale Cluster", "bytedance-megascale-cluster"),
-    ("JUPITER Booster @ Jülich", "jupiter-booster-julich"),
-    ("AT&T  Labs -- Cluster_2", "at-and-t-labs-cluster-2"),
-])
-def test_slugify(name: str, slug: str):
-    assert slugify(name) == slug
-
-
-def test_name_key_ignores_case_accents_and_punctuation():
-    assert name_key("KALÓS!") == name_key("kalos") == "kalos"
-    assert name_key("Byte-Dance  MegaScale") == name_key("bytedance megascale")
 
 
 def test_skeleton_parses_and_fails_naming_placeholders(tmp_path: Path):

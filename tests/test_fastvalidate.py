@@ -1,4 +1,7 @@
-"""The fast path (SPARQL on Oxigraph) finds exactly what pySHACL, the reference, finds."""
+"""The fast engine (SPARQL on Oxigraph) finds exactly what pySHACL, the reference, finds.
+
+The parity tests run pySHACL and are marked slow: `pytest -m "not slow"` skips them locally, CI runs them.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +10,12 @@ from pathlib import Path
 import pytest
 import rdflib
 
-from hpckg.build import populate
-from hpckg.fastvalidate import UnsupportedShapeError, cached_sparql_parsing, compile_shapes, validate_store_fast
+from hpckg.errors import UnknownNameError, UnsupportedShapeError
 from hpckg.store import Store
-from hpckg.validate import ValidationReport, load_shapes, validate_store
-from test_shapes import INVALID, VALID, fixture_store
+from hpckg.validate import ValidationReport, validate
+from hpckg.validate.shapes import load_shapes
+from hpckg.validate.sparql_engine import compile_shapes
+from test_shapes import INVALID, VALID, fixture_store, report_for
 
 Key = tuple[str, str, str | None, str | None]
 
@@ -20,37 +24,26 @@ def keys(report: ValidationReport) -> set[Key]:
     return {(v.rule, v.focus, v.path, v.value) for v in report.violations}
 
 
-def compare(store: Store) -> tuple[ValidationReport, ValidationReport]:
-    with cached_sparql_parsing():
-        reference = validate_store(store)
-    fast = validate_store_fast(store)
+def assert_same(fast: ValidationReport, reference: ValidationReport) -> None:
     assert keys(fast) == keys(reference), (
         f"only pySHACL: {sorted(keys(reference) - keys(fast))}\n"
         f"only fast path: {sorted(keys(fast) - keys(reference))}\n"
         f"pySHACL report:\n{reference.to_text()}\nfast report:\n{fast.to_text()}")
     assert fast.conforms == reference.conforms
-    return reference, fast
-
-
-def test_seed_data_same_as_pyshacl() -> None:
-    store = Store(None)
-    populate(store)
-    compare(store)
-
-
-@pytest.mark.parametrize("fixture", INVALID, ids=lambda p: p.stem)
-def test_invalid_fixture_same_as_pyshacl(fixture: Path) -> None:
-    reference, fast = compare(fixture_store(fixture))
-    assert fast.violations, "an invalid fixture must give the fast path something to find"
     # Same messages and the same file:line, so either report reads the same to a contributor.
     assert ({(v.rule, v.focus, v.message, v.file, v.line) for v in fast.violations}
             == {(v.rule, v.focus, v.message, v.file, v.line) for v in reference.violations})
 
 
-@pytest.mark.parametrize("fixture", [v for v in VALID if "Context" not in v.name][:3], ids=lambda p: p.stem)
-def test_valid_fixture_conforms_fast(fixture: Path) -> None:
-    report = validate_store_fast(fixture_store(fixture))
-    assert report.conforms and not report.violations, report.to_text()
+@pytest.mark.slow
+def test_seed_data_same_as_pyshacl(seed_store: Store, seed_report: ValidationReport) -> None:
+    assert_same(seed_report, validate(seed_store, "pyshacl"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fixture", INVALID + VALID, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_fixture_same_as_pyshacl(fixture: Path) -> None:
+    assert_same(report_for(fixture), validate(fixture_store(fixture), "pyshacl"))
 
 
 def test_every_shape_is_translated() -> None:
@@ -68,9 +61,15 @@ def test_untranslatable_shape_is_refused(tmp_path: Path) -> None:
             sh:or ( [ sh:datatype <urn:a> ] [ sh:datatype <urn:b> ] ) .
     """)
     with pytest.raises(UnsupportedShapeError, match="shacl#or"):
-        validate_store_fast(Store(None), shapes_dir=tmp_path)
+        validate(Store(None), shapes_dir=tmp_path)
 
 
+def test_unknown_engine_is_named() -> None:
+    with pytest.raises(UnknownNameError, match="valid engines: fast, pyshacl"):
+        validate(Store(None), "rdfunit")
+
+
+@pytest.mark.slow
 def test_core_datatype_and_pattern_match_pyshacl(tmp_path: Path) -> None:
     """sh:datatype (ill-typed literals included) and sh:pattern, which shapes/ does not use yet."""
     (tmp_path / "core.ttl").write_text("""
@@ -89,9 +88,8 @@ def test_core_datatype_and_pattern_match_pyshacl(tmp_path: Path) -> None:
         <urn:c> a hpc:System ; hpc:slug 12 .
         <urn:d> hpc:countFound 7, "x"^^xsd:integer, "3.5" .
     } }""")
-    with cached_sparql_parsing():
-        reference = validate_store(store, shapes_dir=tmp_path)
-    fast = validate_store_fast(store, shapes_dir=tmp_path)
+    reference = validate(store, "pyshacl", shapes_dir=tmp_path)
+    fast = validate(store, shapes_dir=tmp_path)
     assert keys(fast) == keys(reference)
     assert ("count", "urn:d", "https://w3id.org/hpckg/ontology#countFound", "x") in keys(fast)
     assert ("slug", "urn:b", "https://w3id.org/hpckg/ontology#slug", "Not OK") in keys(fast)

@@ -2,8 +2,9 @@
 in the graph as a claim with the right value, tier, basis and source, and the graph the build makes from
 data/ttl/ parses and conforms to shapes/.
 
-The graph is built once per module in memory (hpckg.build.populate into Store(None)), so the truthy triples
-and derived claims of queries/rules/ are there too. Expected strings are quoted from the seed pages.
+The graph is built once per session in memory (conftest.seed_store: hpckg.build.populate into Store(None)),
+so the truthy triples and derived claims of queries/rules/ are there too.
+Expected strings are quoted from the seed pages.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import pyoxigraph as ox
 import pytest
 
 from hpckg import paths
-from hpckg.build import populate
+from hpckg.claims import shorten
 from hpckg.store import Store, parse_file
-from hpckg.validate import ValidationReport, shorten, validate_store
+from hpckg.validate import ValidationReport
 
 ARXIV_ACME = "src:arxiv-2403-07648"
 ARXIV_MEGASCALE = "src:arxiv-2402-15627"
@@ -60,16 +61,14 @@ def term(node: ox.NamedNode | ox.Literal | ox.BlankNode | None) -> str | None:
     return shorten(node.value) if isinstance(node, ox.NamedNode) else node.value
 
 
-@pytest.fixture(scope="module")
-def store() -> Store:
-    store = Store(None)
-    populate(store)
-    return store
+@pytest.fixture
+def store(seed_store: Store) -> Store:
+    return seed_store
 
 
-@pytest.fixture(scope="module")
-def report(store: Store) -> ValidationReport:
-    return validate_store(store)
+@pytest.fixture
+def report(seed_report: ValidationReport) -> ValidationReport:
+    return seed_report
 
 
 def select(store: Store, sparql: str) -> list[dict[str, str | None]]:

@@ -3,7 +3,8 @@
 Each fixture under tests/fixtures/{valid,invalid}/ is validated the way the build validates: loaded into a
 Store with the ontology, the vocabularies, the shapes and the minimal conforming world
 (valid/Context-minimal-world.ttl: one system, its operator, a component, the operator's paper and an
-independent article), then `materialise` (the truthy triples some rules read) and `validate_store`.
+independent article), then `materialise` (the truthy triples some rules read) and `validate` with the fast engine (the
+build's; tests/test_fastvalidate.py holds it to pySHACL on every fixture).
 A valid fixture must conform; an invalid one opens with `# Breaks <rule>: ...` and must yield violations of
 that rule only, with that rule's message.
 """
@@ -20,9 +21,9 @@ from rdflib.namespace import SH
 
 from hpckg import paths
 from hpckg.build import load_files, materialise
-from hpckg.fastvalidate import cached_sparql_parsing
 from hpckg.store import Store
-from hpckg.validate import ValidationReport, load_shapes, validate_store
+from hpckg.validate import ValidationReport, validate
+from hpckg.validate.shapes import load_shapes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VALID = sorted((FIXTURES / "valid").glob("*.ttl"))
@@ -42,8 +43,7 @@ def fixture_store(fixture: Path) -> Store:
 
 @cache
 def report_for(fixture: Path) -> ValidationReport:
-    with cached_sparql_parsing():
-        return validate_store(fixture_store(fixture))
+    return validate(fixture_store(fixture))
 
 
 @cache
@@ -132,13 +132,3 @@ def test_report_text_names_rule_node_value_and_file() -> None:
     assert "[valid-date]" in text
     assert "property hpc:asOf, value 2023-13" in text
     assert text.endswith("1 violation in 1 node")
-
-
-def test_curated_data_conforms() -> None:
-    from hpckg.build import populate
-
-    store = Store(None)
-    populate(store)
-    with cached_sparql_parsing():
-        report = validate_store(store)
-    assert report.conforms, report.to_text()

@@ -16,16 +16,14 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import machinegraphs, paths, project
-from hpckg.errors import RdfSyntaxError, StoreError, ValidationFailed
+from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
-from hpckg.validate import ValidationReport, validate_with
+from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
+from hpckg.validate import ValidationReport, check_syntax
+from hpckg.validate import validate as validate_graph  # build()'s `validate` flag shadows the name
 
 Progress = Callable[[str], None]
-
-PROV = "http://www.w3.org/ns/prov#"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
 @dataclass
@@ -104,7 +102,7 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
     derived = ox.NamedNode(DERIVED_GRAPH)
     total = 0
     now = ox.Literal(dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
-                     datatype=ox.NamedNode(XSD + "dateTime"))
+                     datatype=ox.NamedNode(XSD_DATE_TIME))
     for path in rule_files():
         rule = path.stem
         triples = list(store.query(path.read_text(encoding="utf-8")))
@@ -112,8 +110,8 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
         meta = [
             ox.Quad(activity, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("Derivation")), derived),
             ox.Quad(activity, ox.NamedNode(hpc("rule")), ox.Literal(rule), derived),
-            ox.Quad(activity, ox.NamedNode(PROV + "endedAtTime"), now, derived),
-            ox.Quad(activity, ox.NamedNode(PROV + "wasAssociatedWith"),
+            ox.Quad(activity, ox.NamedNode(PROV_ENDED_AT_TIME), now, derived),
+            ox.Quad(activity, ox.NamedNode(PROV_WAS_ASSOCIATED_WITH),
                     ox.NamedNode(entity("software", "hpckg")), derived),
         ]
         store.load_quads([ox.Quad(t.subject, t.predicate, t.object, derived) for t in triples] + meta)
@@ -149,8 +147,8 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
           validate: bool = True, engine: str = "fast", progress: Progress | None = None) -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
 
-    engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.fastvalidate); "pyshacl" runs the reference
-    validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
+    engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.validate.sparql_engine); "pyshacl" runs the
+    reference validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
 
     store_path None builds in memory; an http(s) URL rebuilds a remote SPARQL server's dataset (cleared
     first, so validation happens before the clear: the remote store is only touched once the build passed).
@@ -190,7 +188,7 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: s
     if validate:
         if progress:
             progress(f"validating against shapes/ ({engine})")
-        summary.report = validate_with(store, engine)
+        summary.report = validate_graph(store, engine)
         if not summary.report.conforms:
             raise ValidationFailed(
                 "the graph does not conform to the shapes; the last good store was left untouched\n"
@@ -208,3 +206,21 @@ def _build_remote(remote: RemoteStore, *, extra, validate, engine, progress) -> 
         remote.load_quads(local.quads(graph=graph), graph=graph)
     summary.location = remote.location
     return summary
+
+
+def validate_files(extra: Iterable[Path] = (), *, engine: str = "fast") -> ValidationReport:
+    """`hpckg validate`: check the syntax of every file a build would load (the repository's plus `extra`),
+    then build the graph in memory and validate it. Syntax errors come back in the report, all at once."""
+    extra = [Path(p) for p in extra]
+    for path in extra:
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+    syntax_errors = check_syntax(source_files(extra))
+    if syntax_errors:
+        return ValidationReport(conforms=False, syntax_errors=syntax_errors)
+    store = Store(None)
+    try:
+        populate(store, extra=extra)
+    except RdfSyntaxError as error:
+        return ValidationReport(conforms=False, syntax_errors=[error])
+    return validate_graph(store, engine)

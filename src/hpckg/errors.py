@@ -30,6 +30,10 @@ class UnknownNameError(InputError):
     """A format, query, importer or entity name is not known; the message lists the valid ones."""
 
 
+class UnsupportedShapeError(HpckgError):
+    """A shape uses a SHACL feature the fast engine does not translate; validate with engine="pyshacl"."""
+
+
 class StoreError(HpckgError):
     """The store cannot be opened, written or swapped."""
 

@@ -13,20 +13,17 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import __version__, paths
+from hpckg.claims import shorten
 from hpckg.formats import RDF_FORMATS, RdfFormatInfo
 from hpckg.namespaces import BASE, ID, META_GRAPH, ONTOLOGY, PREFIXES
-from hpckg.store import AnyStore
+from hpckg.store import AnyStore, Store
+from hpckg.terms import DCTERMS, PROV, RDF_TYPE, SKOS, XSD_DATE_TIME, XSD_INTEGER
 
 DATASET = BASE + "dataset"
-VOID = "http://rdfs.org/ns/void#"
-DCAT = "http://www.w3.org/ns/dcat#"
-DCTERMS = "http://purl.org/dc/terms/"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-PROV = "http://www.w3.org/ns/prov#"
+VOID = PREFIXES["void"]
+DCAT = PREFIXES["dcat"]
 LICENCE = "https://www.apache.org/licenses/LICENSE-2.0"
-VOCABULARIES_USED = [ONTOLOGY, PROV, "http://www.w3.org/2004/02/skos/core#", DCTERMS,
-                     "https://schema.org/", "http://www.w3.org/ns/org#"]
+VOCABULARIES_USED = [ONTOLOGY, PROV, SKOS, DCTERMS, PREFIXES["schema"], PREFIXES["org"]]
 
 
 def _n(iri: str) -> ox.NamedNode:
@@ -34,7 +31,7 @@ def _n(iri: str) -> ox.NamedNode:
 
 
 def _int(value: int) -> ox.Literal:
-    return ox.Literal(str(value), datatype=_n(XSD + "integer"))
+    return ox.Literal(str(value), datatype=_n(XSD_INTEGER))
 
 
 def _count(store: AnyStore, where: str) -> int:
@@ -53,7 +50,7 @@ def describe(store: AnyStore, *, endpoint: str | None = None) -> list[ox.Triple]
             "The knowledge graph of the world's supercomputers and AI training clusters: systems, operators, "
             "sites, parts, suppliers and sourced claims with confidence tiers.", language="en")),
         ox.Triple(ds, _n(DCTERMS + "license"), _n(LICENCE)),
-        ox.Triple(ds, _n(DCTERMS + "modified"), ox.Literal(now, datatype=_n(XSD + "dateTime"))),
+        ox.Triple(ds, _n(DCTERMS + "modified"), ox.Literal(now, datatype=_n(XSD_DATE_TIME))),
         ox.Triple(ds, _n(VOID + "uriSpace"), ox.Literal(ID)),
         ox.Triple(ds, _n(PROV + "wasGeneratedBy"), _n(ID + "software/hpckg")),
         ox.Triple(ds, _n(DCTERMS + "hasVersion"), ox.Literal(__version__)),
@@ -116,9 +113,10 @@ def describe(store: AnyStore, *, endpoint: str | None = None) -> list[ox.Triple]
 
 
 def _local(iri: str) -> str:
-    for prefix, ns in PREFIXES.items():
-        if iri.startswith(ns):
-            return f"{prefix}-{iri[len(ns):]}".replace("/", "-")
+    """A path segment naming a class or property in the description: hpc:System -> hpc-System."""
+    short = shorten(iri)
+    if short != iri:
+        return short.replace(":", "-", 1).replace("/", "-")
     return "".join(c if c.isalnum() else "-" for c in iri)
 
 
@@ -143,7 +141,14 @@ def serialize_dataset(store: AnyStore, format: RdfFormatInfo) -> bytes:
 
 def export(store: AnyStore, *, format: RdfFormatInfo, out: Path | None = None,
            endpoint: str | None = None) -> bytes | None:
-    """Describe the dataset, then write it to `out` (or return the bytes)."""
+    """Describe the dataset in its meta graph, then write it to `out` (or return the bytes).
+
+    A store on disk is left as it is (readers open it read-only, and the build owns it): the description
+    is added to an in-memory copy."""
+    if isinstance(store, Store) and store.path is not None:
+        copy = Store(None)
+        copy.load_quads(store.quads())
+        store = copy
     refresh_description(store, endpoint=endpoint)
     data = serialize_dataset(store, format)
     if out is None:

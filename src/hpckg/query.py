@@ -9,6 +9,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import paths
+from hpckg.claims import shorten
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.formats import (
     GRAPH_FORMATS,
@@ -19,8 +20,7 @@ from hpckg.formats import (
     rdf_format,
     results_format,
 )
-from hpckg.store import AnyStore, QueryResult
-from hpckg.validate import shorten
+from hpckg.store import QueryResult
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,6 @@ def resolve_query(ref: str) -> tuple[str, str]:
         return str(path), path.read_text(encoding="utf-8")
     query = canned_query(ref)
     return query.name, query.text
-
-
-def run_query(store: AnyStore, sparql: str) -> QueryResult:
-    return store.query(sparql)
 
 
 def _cell(term: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> str:

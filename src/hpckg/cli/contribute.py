@@ -15,6 +15,7 @@ Refuses to overwrite an existing file.
 examples:
   hpckg new system "Frontier" --operator "Oak Ridge National Laboratory" --country US
   hpckg new system "Isambard-AI" --operator university-of-bristol --country GB --out-dir /tmp/draft
+  hpckg new system "富岳" --slug fugaku --operator riken --country JP
 """
 
 CHECK_HELP = """\
@@ -51,6 +52,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--operator", required=True, metavar="ORG",
                      help="the operator's slug or name; an organisation already in data/ttl/ is reused")
     new.add_argument("--country", required=True, metavar="CC", help="ISO 3166-1 alpha-2 code, such as US")
+    new.add_argument("--slug", default=None, metavar="SLUG",
+                     help="the slug for the IRI and the file name (default: made from NAME); needed when "
+                          "NAME has no ASCII letters, such as --slug fugaku for \"富岳\"")
     new.add_argument("--out-dir", type=Path, default=None, metavar="DIR",
                      help="folder to write into (default data/ttl/systems)")
     new.set_defaults(handler=cmd_new)
@@ -76,7 +80,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 def cmd_new(args: argparse.Namespace) -> int:
     from hpckg.contribute.scaffold import new_system
 
-    path = new_system(args.name, operator=args.operator, country=args.country, out_dir=args.out_dir)
+    path = new_system(args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
+                      slug=args.slug)
     print(f"wrote {path}")
     print(f"next: fill in every TODO, then run `hpckg check {path}`", file=sys.stderr)
     return 0

@@ -42,31 +42,11 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from hpckg.build import populate, source_files
-    from hpckg.errors import RdfSyntaxError
-    from hpckg.store import Store
-    from hpckg.validate import ValidationReport, check_syntax, validate_with
+    from hpckg.build import validate_files
 
-    extra = [Path(p) for p in args.paths]
-    for path in extra:
-        if not path.exists():
-            raise InputError(f"{path}: no such file or folder")
-    syntax_errors = check_syntax(source_files(extra))
-    if syntax_errors:
-        report = ValidationReport(conforms=False, syntax_errors=syntax_errors)
-    else:
-        store = Store(None)
-        try:
-            populate(store, extra=extra)
-        except RdfSyntaxError as error:
-            syntax_errors = [error]
-            report = ValidationReport(conforms=False, syntax_errors=syntax_errors)
-        else:
-            report = validate_with(store, args.engine)
+    report = validate_files([Path(p) for p in args.paths], engine=args.engine)
     print(report.to_json() if args.format == "json" else report.to_text())
-    if report.syntax_errors:
-        return 2
-    return 0 if report.conforms else 1
+    return report.exit_code
 
 
 # --- query ----------------------------------------------------------------------------------------
@@ -109,15 +89,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from hpckg.formats import rdf_format
 
     fmt = rdf_format(args.format)
-    store = open_for_reading(args)
-    if not getattr(args, "memory", False) and hasattr(store, "path") and store.path is not None:
-        # Exports describe the dataset in the meta graph; work on an in-memory copy of a read-only store.
-        from hpckg.store import Store
-
-        copy = Store(None)
-        copy.load_quads(store.quads())
-        store = copy
-    data = export(store, format=fmt, out=Path(args.out) if args.out else None)
+    data = export(open_for_reading(args), format=fmt, out=Path(args.out) if args.out else None)
     if data is not None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

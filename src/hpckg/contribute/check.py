@@ -13,15 +13,14 @@ from pathlib import Path
 
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
-from hpckg.contribute.context import GraphContext, _validate, check_in_context
+from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.filecheck import ParsedFile, check_directives, check_terms, read_and_parse
 from hpckg.contribute.report import CheckReport
 from hpckg.namespaces import hpc
 from hpckg.store import Store
-from hpckg.validate import Violation
+from hpckg.terms import CLAIM, RDF_TYPE, TIER
+from hpckg.validate import Violation, validate
 
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-TIER = "https://w3id.org/hpckg/vocab/tier/"
 KINDS = {  # rdf:type -> the heading `hpckg check` counts additions under
     hpc("System"): "systems", hpc("Organisation"): "organisations", hpc("PartModel"): "parts",
     hpc("Component"): "components", hpc("Site"): "sites", hpc("Datacenter"): "sites",
@@ -67,7 +66,7 @@ def _count_additions(parsed: ParsedFile, report: CheckReport) -> None:
             bucket = entities.setdefault(KINDS[o], [])
             if s not in bucket:
                 bucket.append(s)
-        elif p == RDF_TYPE and o == hpc("Claim"):
+        elif p == RDF_TYPE and o == CLAIM:
             claims.add(s)
         elif p == hpc("tier") and o.startswith(TIER):
             tiers[s] = o[len(TIER):]
@@ -88,7 +87,7 @@ def _baseline(excluded: tuple[str, ...]) -> list[Violation]:
         load_files(store, files)
         materialise(store)
         _baseline_cache.clear()
-        _baseline_cache[key] = _validate(store).violations
+        _baseline_cache[key] = validate(store).violations
     return _baseline_cache[key]
 
 

@@ -8,7 +8,6 @@ check never writes the built store nor touches a running server.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -16,20 +15,16 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
+from hpckg.claims import Claim, Iri, Text, Value, claim_from_triples
+from hpckg.claims import shorten as short
 from hpckg.contribute.filecheck import ParsedFile
 from hpckg.contribute.report import CheckReport
-from hpckg.contribute.slug import name_keys
+from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.store import Store
-from hpckg.validate import ValidationReport, Violation, validate_store
-from hpckg.validate import shorten as short
+from hpckg.terms import CLAIM_TYPES, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
+from hpckg.validate import Violation, validate
 
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-SKOS_ALT = "http://www.w3.org/2004/02/skos/core#altLabel"
-PROV_SOURCE = "http://www.w3.org/ns/prov#hadPrimarySource"
-TIER = "https://w3id.org/hpckg/vocab/tier/"
-DEPRECATED = "https://w3id.org/hpckg/vocab/rank/deprecated"
 # A contribution may point an existing claim at its correction; nothing else about another file's entity.
 ALLOWED_ON_OTHERS = {hpc("supersededBy")}
 # Claim properties that legitimately hold several values at once: different values are not a conflict.
@@ -37,39 +32,19 @@ MULTI_VALUED = {hpc(p) for p in ("relatedSystem", "statedPlan", "forecast", "det
                                  "spunOffFrom", "headquarters")}
 
 
-@dataclass
-class ClaimRecord:
-    iri: str
-    graph: str
-    about: str | None = None
-    property: str | None = None
-    value: ox.NamedNode | ox.Literal | None = None
-    tier: str | None = None
-    basis: str | None = None
-    rank: str | None = None
-    as_of: str | None = None
-    sources: set[str] = field(default_factory=set)
-    superseded_by: set[str] = field(default_factory=set)
-
-    def summary(self, files: dict[str, str]) -> dict:
-        return {"claim": self.iri, "value": _show(self.value), "tier": self.tier and self.tier[len(TIER):],
-                "sources": sorted(self.sources), "as_of": self.as_of,
-                "file": files.get(self.graph, self.graph.rsplit("graph/", 1)[-1])}
-
-
-def _show(term: ox.NamedNode | ox.Literal | None) -> str | None:
-    if term is None:
+def _lexical(value: Value | None) -> str | None:
+    if value is None:
         return None
-    return term.value
+    return value.text if isinstance(value, Text) else str(value)
 
 
-def _same_value(a: ox.NamedNode | ox.Literal, b: ox.NamedNode | ox.Literal) -> bool:
-    if isinstance(a, ox.Literal) and isinstance(b, ox.Literal):
-        try:
-            return Decimal(a.value) == Decimal(b.value)
-        except InvalidOperation:
-            return a.value.strip().casefold() == b.value.strip().casefold()
-    return a == b
+def _same_value(a: Value, b: Value) -> bool:
+    if isinstance(a, Iri) or isinstance(b, Iri):
+        return isinstance(a, Iri) and isinstance(b, Iri) and a == b
+    try:
+        return Decimal(_lexical(a) or "") == Decimal(_lexical(b) or "")
+    except InvalidOperation:
+        return (_lexical(a) or "").strip().casefold() == (_lexical(b) or "").strip().casefold()
 
 
 class GraphContext:
@@ -90,7 +65,8 @@ class GraphContext:
         self.owner: dict[str, str] = {}  # subject -> the other graph that types it
         self.labels: dict[str, set[str]] = defaultdict(set)
         self.types: dict[str, set[str]] = defaultdict(set)
-        self.claims: dict[str, ClaimRecord] = {}
+        self.claims: dict[str, Claim] = {}
+        self.claim_graphs: dict[str, str] = {}  # claim IRI -> the graph (file) that states it
         self._index()
 
     def _copy_built_store(self, store_path: Path) -> None:
@@ -103,8 +79,6 @@ class GraphContext:
             built._store = None  # read-only: nothing to flush; just drop the handle
 
     def _index(self) -> None:
-        claim_fields = {hpc("about"): "about", hpc("property"): "property", hpc("value"): "value",
-                        hpc("tier"): "tier", hpc("basis"): "basis", hpc("rank"): "rank", hpc("asOf"): "as_of"}
         for quad in self.store.quads():
             graph = quad.graph_name.value if isinstance(quad.graph_name, ox.NamedNode) else ""
             if graph == DERIVED_GRAPH:
@@ -116,21 +90,18 @@ class GraphContext:
                 self.types[s.value].add(o.value)
                 if graph not in self.graphs:
                     self.owner.setdefault(s.value, graph)
-                if o.value in (hpc("Claim"), hpc("DerivedClaim")):
-                    self.claims.setdefault(s.value, ClaimRecord(s.value, graph))
-            elif p in (RDFS_LABEL, SKOS_ALT, hpc("slug")) and isinstance(o, ox.Literal):
+                if o.value in CLAIM_TYPES:
+                    self.claim_graphs.setdefault(s.value, graph)
+            elif p in (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug")) and isinstance(o, ox.Literal):
                 self.labels[s.value].add(o.value)
+        # A claim is what the file that states it says: a contribution writing about another file's claim
+        # is reported as redefines-entity, not read into that claim.
+        triples: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
         for quad in self.store.quads():
-            s, p, o = quad.subject.value, quad.predicate.value, quad.object
-            record = self.claims.get(s)
-            if record is None or quad.graph_name.value != record.graph:
-                continue
-            if p in claim_fields:
-                setattr(record, claim_fields[p], o if p == hpc("value") else o.value)
-            elif p == PROV_SOURCE:
-                record.sources.add(o.value)
-            elif p == hpc("supersededBy"):
-                record.superseded_by.add(o.value)
+            s = quad.subject.value
+            if self.claim_graphs.get(s) == quad.graph_name.value:
+                triples[s][quad.predicate.value].append(quad.object)
+        self.claims = {iri: claim_from_triples(iri, fields) for iri, fields in triples.items()}
 
     def objects(self, subject: str, predicate: str) -> list[str]:
         return [row["o"].value for row in self.store.query(
@@ -141,8 +112,14 @@ class GraphContext:
             return self.graphs[graph].display
         return graph.rsplit("graph/", 1)[-1]
 
-    def mine(self, claim: ClaimRecord) -> bool:
-        return claim.graph in self.graphs
+    def mine(self, claim: Claim) -> bool:
+        return self.claim_graphs[claim.iri] in self.graphs
+
+    def summary(self, claim: Claim) -> dict:
+        """A claim as the conflict table shows it."""
+        return {"claim": claim.iri, "value": _lexical(claim.value), "tier": claim.tier.removeprefix(TIER),
+                "sources": sorted(claim.sources), "as_of": _lexical(claim.as_of),
+                "file": self.file_of(self.claim_graphs[claim.iri])}
 
 
 def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=None) -> None:
@@ -177,15 +154,13 @@ def _check_duplicates(context: GraphContext, graph: str, parsed: ParsedFile, rep
     new_systems = {q.subject.value for q in parsed.quads
                    if q.predicate.value == RDF_TYPE and q.object.value == system
                    and q.subject.value not in context.owner}
-    existing: dict[str, set[str]] = defaultdict(set)  # name key -> existing system IRIs
-    for iri, _owner in context.owner.items():
+    existing: NameIndex[str] = NameIndex()
+    for iri in context.owner:
         if system in context.types[iri]:
-            for name in context.labels[iri]:
-                for key in name_keys(name):
-                    existing[key].add(iri)
+            existing.add(iri, context.labels[iri])
     for iri in sorted(new_systems):
         for name in sorted(context.labels[iri]):
-            matches = set().union(*(existing.get(k, set()) for k in name_keys(name)))
+            matches = existing.matches([name])
             if matches:
                 names = ", ".join(short(m) for m in sorted(matches))
                 report.add("duplicate-system",
@@ -209,26 +184,27 @@ def _system_of(context: GraphContext, entity: str | None) -> str | None:
 
 
 def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
-    files = {g: context.file_of(g) for g in {c.graph for c in context.claims.values()}}
-    by_key: dict[tuple[str, str], list[ClaimRecord]] = defaultdict(list)
+    by_key: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     for claim in context.claims.values():
         if not context.mine(claim) and claim.about and claim.property and claim.value is not None:
             by_key[(claim.about, claim.property)].append(claim)
-    for claim in sorted((c for c in context.claims.values() if c.graph == graph), key=lambda c: c.iri):
+    for claim in sorted((c for c in context.claims.values() if context.claim_graphs[c.iri] == graph),
+                        key=lambda c: c.iri):
         if claim.value is None or claim.property in MULTI_VALUED:
             continue
         for other in by_key.get((claim.about or "", claim.property or ""), []):
-            if (other.rank == DEPRECATED or claim.rank == DEPRECATED or other.sources & claim.sources
+            if (other.rank == RANK_DEPRECATED or claim.rank == RANK_DEPRECATED
+                    or set(other.sources) & set(claim.sources)
                     or claim.iri in other.superseded_by or other.iri in claim.superseded_by
                     or _same_value(claim.value, other.value)):
                 continue
             report.add("conflict",
                        f"{short(claim.iri)} says {short(claim.property)} of {short(claim.about)} is "
-                       f"{_show(claim.value)}; {short(other.iri)} says {_show(other.value)}",
+                       f"{_lexical(claim.value)}; {short(other.iri)} says {_lexical(other.value)}",
                        fix=("review both sources; if this one is better, set hpc:rank rank:preferred here and "
                             f"ask for {short(other.iri)} to get rank:deprecated and hpc:supersededBy"),
                        file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri,
-                       details={"contribution": claim.summary(files), "existing": other.summary(files)})
+                       details={"contribution": context.summary(claim), "existing": context.summary(other)})
 
 
 def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
@@ -267,7 +243,7 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> No
     if not any(paths.shapes_dir().glob("*.ttl")):
         report.notes.append("shapes/ holds no shapes yet, so no SHACL rules were checked.")
         return
-    result = _validate(context.store)
+    result = validate(context.store)
     # A redefined entity is reported once, as redefines-entity: the violations it causes follow from it.
     redefined = {p.focus for p in report.problems if p.code == "redefines-entity"}
     relevant = [v for v in result.violations if v.focus in mentioned and v.focus not in redefined]
@@ -284,15 +260,6 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> No
                    fix="see the rule in shapes/ and the example in CONTRIBUTING.md",
                    file=parsed.display, line=parsed.line_of_iri(v.focus, statement=v.focus in defined),
                    focus=v.focus, details={"rule": v.rule, "path": v.path, "value": v.value})
-
-
-def _validate(store: Store) -> ValidationReport:
-    """The shapes run as SPARQL on Oxigraph when the fast path is available, else with pySHACL."""
-    try:
-        from hpckg.fastvalidate import validate_store_fast
-    except ImportError:
-        return validate_store(store)
-    return validate_store_fast(store)
 
 
 def _key(v: Violation) -> tuple:

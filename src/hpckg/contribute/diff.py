@@ -15,15 +15,13 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hpckg.claims import shorten
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.namespaces import hpc
 from hpckg.store import parse_rdf
-from hpckg.validate import shorten
-
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-CLAIM_TYPES = {hpc("Claim"), hpc("DerivedClaim")}
-VALUE_KEYS = {hpc(p) for p in ("value", "minExclusive", "minInclusive", "maxExclusive", "maxInclusive")}
+from hpckg.terms import CLAIM_TYPES, RDF_TYPE
+from hpckg.terms import VALUE_PROPERTIES as VALUE_KEYS
 
 
 @dataclass

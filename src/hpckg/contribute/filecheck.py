@@ -14,20 +14,18 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import paths
+from hpckg.claims import find_iri, shorten
 from hpckg.contribute.report import CheckReport
-from hpckg.contribute.slug import COUNTRY_SLUG_RE, SLUG_RE
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
+from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
 from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, hpc
 from hpckg.store import parse_rdf
-from hpckg.validate import shorten
+from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, XSD
 
 # One system's file is a few tens of kilobytes; anything this big is not a hand-written contribution.
 MAX_BYTES = 2_000_000
 TODO_NS = ID + "todo/"
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
-OWL_IMPORTS = "http://www.w3.org/2002/07/owl#imports"
 HPC_SLUG = hpc("slug")
 HPC_ABOUT = hpc("about")
 
@@ -64,22 +62,8 @@ class ParsedFile:
 
     def line_of_iri(self, iri: str, *, statement: bool = True) -> int | None:
         """The first line where `iri` starts a statement (else where it appears), full or prefixed."""
-        forms = [re.escape(f"<{iri}>")]
-        for name, ns in self.prefixes.items():
-            local = iri[len(ns):]
-            if iri.startswith(ns) and re.fullmatch(r"[\w.-]*", local):
-                forms.append(rf"(?<![\w:-]){re.escape(name)}:{re.escape(local)}(?![\w-])")
-        anywhere = re.compile("|".join(forms))
-        starts = re.compile(r"^\s*(?:" + "|".join(forms) + ")")
-        first = None
-        for number, text in enumerate(self.lines, start=1):
-            if text.lstrip().startswith("#"):
-                continue
-            if statement and starts.search(text):
-                return number
-            if first is None and anywhere.search(text):
-                first = number
-        return first
+        found = find_iri(iri, self.lines, prefixes=self.prefixes)
+        return (found.statement or found.mention) if statement else found.mention
 
     def line_of_text(self, needle: str) -> int | None:
         for number, text in enumerate(self.lines, start=1):
@@ -175,7 +159,7 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
         seen.add((code, key))
         return True
 
-    list_nodes = {q.subject for q in parsed.quads if q.predicate.value in (RDF + "first", RDF + "rest")}
+    list_nodes = {q.subject for q in parsed.quads if q.predicate.value in (RDF_FIRST, RDF_REST)}
     if list_nodes:
         report.add("rdf-list", f"the file uses RDF collections ({len(list_nodes)} list nodes); no hpckg "
                    "property takes a list", fix="state each value as its own claim",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from hpckg.validate import shorten
+from hpckg.claims import shorten
 
 ERROR = "error"
 WARNING = "warning"

@@ -11,15 +11,14 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.contribute.filecheck import TODO_NS
-from hpckg.contribute.slug import name_keys, slugify
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
+from hpckg.names import SlugError, is_slug, name_keys, slugify
 from hpckg.namespaces import PREFIXES, hpc
 from hpckg.store import parse_file
+from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-LABELS = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#altLabel",
-          hpc("slug"))
+LABELS = (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug"))
 PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys", "site", "orgn", "part",
                 "cmp", "src", "claim", "chg", "country", "tier", "basis", "rank", "status", "kind", "role",
                 "sourcekind", "orgtype")
@@ -27,7 +26,11 @@ PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys"
 
 def find_entity(rdf_class: str, name: str) -> str | None:
     """The IRI of an entity of `rdf_class` in data/ttl/ whose slug, label or alias matches `name`."""
-    wanted = name_keys(name) | {slugify(name)}
+    wanted = name_keys(name) | {name}
+    try:
+        wanted.add(slugify(name))
+    except SlugError:
+        pass  # a name in another script is matched by its keys and its exact text
     typed, names = set(), {}
     for path in sorted(paths.data_dir().rglob("*.ttl")):
         try:
@@ -46,9 +49,11 @@ def find_entity(rdf_class: str, name: str) -> str | None:
 
 
 def new_system(name: str, *, operator: str, country: str, out_dir: Path | None = None,
-               today: dt.date | None = None) -> Path:
-    """Write <out_dir>/<slug>.ttl for a new system and return its path; refuse to overwrite a file."""
-    slug = slugify(name)
+               slug: str | None = None, today: dt.date | None = None) -> Path:
+    """Write <out_dir>/<slug>.ttl for a new system and return its path; refuse to overwrite a file.
+
+    The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one."""
+    slug = _system_slug(name, slug)
     out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "systems"
     target = out_dir / f"{slug}.ttl"
     if target.exists():
@@ -66,6 +71,29 @@ def new_system(name: str, *, operator: str, country: str, out_dir: Path | None =
     return target
 
 
+def _system_slug(name: str, slug: str | None) -> str:
+    if slug is not None:
+        if not is_slug(slug):
+            raise InputError(f"--slug {slug!r} is not a slug: use lowercase ASCII letters, digits and single "
+                             "hyphens, such as 'fugaku' or 'isambard-ai'")
+        return slug
+    try:
+        return slugify(name)
+    except SlugError:
+        raise SlugError(f"cannot make a slug from the name {name!r}: it has no ASCII letters or digits; "
+                        "give the slug (used in the IRI and the file name) with --slug, such as "
+                        "--slug fugaku") from None
+
+
+def _operator_slug(operator: str) -> str:
+    try:
+        return slugify(operator)
+    except SlugError:
+        raise SlugError(f"--operator {operator!r} is not in data/ttl/ and has no ASCII letters or digits to "
+                        "make its slug from; give the slug of an organisation in data/ttl/ (such as "
+                        "--operator riken), or add the organisation first") from None
+
+
 def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,
            country_known: bool, today: dt.date) -> str:
     width = max(len(p) for p in PREFIX_NAMES) + 2
@@ -75,7 +103,7 @@ def render(name: str, slug: str, operator: str, operator_iri: str | None, countr
         org = "orgn:" + operator_iri.rsplit("/", 1)[-1]
         org_block = ""
     else:
-        org_slug = slugify(operator)
+        org_slug = _operator_slug(operator)
         org = f"orgn:{org_slug}"
         org_block = f"""
 # --- Operator: not in data/ttl/ yet, so it is defined here ---------------------------------------------

@@ -1,8 +1,8 @@
-"""Fast validation: every shape in shapes/ run as SPARQL directly on the Oxigraph store.
+"""The fast engine: every shape in shapes/ run as SPARQL directly on the Oxigraph store.
 
-pySHACL (hpckg.validate) is the reference, but it copies the graph into rdflib and runs each SPARQL-based
-rule once per focus node with rdflib's engine: 605 s on a 768k-triple graph where the same rules as SPARQL
-on Oxigraph took 1.6 s. Here each rule is one query over the whole store:
+pySHACL (hpckg.validate.pyshacl_engine) is the reference, but it copies the graph into rdflib and runs each
+SPARQL-based rule once per focus node with rdflib's engine: 605 s on a 768k-triple graph where the same
+rules as SPARQL on Oxigraph took 1.6 s. Here each rule is one query over the whole store:
 
 - a sh:sparql constraint's SELECT runs with $this unbound, joined with a pattern that binds ?this to the
   shape's targets (sh:targetClass with rdfs:subClassOf*, sh:targetNode, sh:targetSubjectsOf,
@@ -18,8 +18,6 @@ UnsupportedShapeError rather than silently skipping the rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,17 +25,12 @@ from typing import Any
 import pyoxigraph as ox
 import rdflib
 from rdflib.namespace import RDF, RDFS, SH, XSD
-from rdflib.plugins.sparql.parser import parseQuery
-from rdflib.plugins.sparql.processor import SPARQLProcessor, translateQuery
 
-from hpckg.errors import HpckgError
+from hpckg.errors import UnsupportedShapeError
 from hpckg.store import AnyStore
-from hpckg.validate import ValidationReport, Violation, _rule_name, load_shapes, locate
-
-
-class UnsupportedShapeError(HpckgError):
-    """A shape uses a SHACL feature the fast path does not translate; use hpckg.validate instead."""
-
+from hpckg.validate.locate import locate
+from hpckg.validate.report import ValidationReport, Violation, sort_violations
+from hpckg.validate.shapes import load_shapes, rule_name
 
 # Shape triples that are not constraints: targets, annotations and structure.
 _NOT_CONSTRAINTS = {
@@ -167,8 +160,8 @@ def _shape_checks(shapes: rdflib.Graph, shape: rdflib.term.Node, targets: str) -
     if unknown:
         raise UnsupportedShapeError(
             f"shape {shape} uses {', '.join(sorted(str(u) for u in unknown))}, which the fast path does not "
-            "translate; validate with hpckg.validate.validate_store or extend hpckg.fastvalidate")
-    rule = _rule_name(shape, shapes)
+            "translate; validate with engine=\"pyshacl\" or extend hpckg.validate.sparql_engine")
+    rule = rule_name(shape, shapes)
     path = shapes.value(shape, SH.path)
     checks = _sparql_checks(shapes, shape, targets, rule, path)
     if path is not None:
@@ -236,40 +229,14 @@ def run_check(store: AnyStore, check: Check) -> list[Violation]:
     return found
 
 
-def validate_store_fast(store: AnyStore, *, shapes_dir: Path | None = None) -> ValidationReport:
+def validate_store(store: AnyStore, *, shapes_dir: Path | None = None) -> ValidationReport:
     """Validate the store against shapes/ with one SPARQL query per constraint, on the store itself."""
     shapes = load_shapes(shapes_dir)
     unique: dict[tuple, Violation] = {}
     for check in compile_shapes(shapes):
         for v in run_check(store, check):
             unique.setdefault((v.rule, v.focus, v.path, v.value, v.message, v.severity), v)
-    violations = sorted(unique.values(), key=lambda v: (v.focus, v.rule, v.path or "", v.value or ""))
+    violations = sort_violations(list(unique.values()))
     locate(violations, store)
     blocking = [v for v in violations if v.severity == "Violation"]
     return ValidationReport(conforms=not blocking, violations=violations, triples=store.triple_count())
-
-
-@contextmanager
-def cached_sparql_parsing() -> Iterator[None]:
-    """Parse each SPARQL text once while the block runs (for pySHACL).
-
-    pySHACL re-parses a sh:sparql constraint's query for every focus node, and rdflib's parser takes about
-    15 ms a query, so parsing dominates validation (evaluation is ~0.1 ms). Within this block rdflib keeps
-    each parsed query by its text: the same results, many times faster. Not thread-safe.
-    """
-    original = SPARQLProcessor.query
-    cache: dict[tuple, Any] = {}
-
-    def query(self, strOrQuery, initBindings=None, initNs=None, base=None, DEBUG=False):  # noqa: N803
-        if isinstance(strOrQuery, str):
-            key = (strOrQuery, base, tuple(sorted((k, str(v)) for k, v in (initNs or {}).items())))
-            if key not in cache:
-                cache[key] = translateQuery(parseQuery(strOrQuery), base, initNs)
-            strOrQuery = cache[key]
-        return original(self, strOrQuery, initBindings, initNs, base, DEBUG)
-
-    SPARQLProcessor.query = query  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        SPARQLProcessor.query = original  # type: ignore[method-assign]

@@ -1,0 +1,519 @@
+"""The claims toolkit: read claims, labels and IRI locations from the graph, and write claims as quads.
+
+Every fact in hpckg is an `hpc:Claim` (docs/decisions/20261129-claim-model.md). This module is the one
+place that knows what a claim looks like:
+
+- `Claim`, the record, and `read_claims(store, ...)`, its one reader;
+- `make_claim(...)` and `claim_quads(claim, graph=...)`, the builder importers and the verifier emit
+  through: Python values in, pyoxigraph quads out (never Turtle text), with claim IRIs minted by the
+  decision's rule (the claim's slug starts with its entity's slug); `entity_quads`, `source_quads` and
+  `source_check_quads` write the entities and sources claims point at and the verifier's checks;
+- `shorten`, `labels`/`label` and `find_iri`/`line_of`, which reports and pages use to show IRIs.
+
+The writing path is plain functions over dataclasses and pyoxigraph terms (no rdflib, no SPARQL), because
+importers emit millions of triples through it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import NamedTuple
+
+import pyoxigraph as ox
+
+from hpckg import terms as t
+from hpckg.names import SLUG_RE, slugify
+from hpckg.namespaces import ENTITY_KINDS, PREFIXES, entity, hpc
+
+# --- Values: the Python types a claim's value, bounds and dates are written and read as ---------------
+
+
+class Iri(str):
+    """An IRI as a claim value (an organisation, a part, a concept), as opposed to a text value."""
+
+
+class AnyUri(str):
+    """A URL as a literal value (xsd:anyURI), not as a node of the graph."""
+
+
+class YearMonth(NamedTuple):
+    """An xsd:gYearMonth, such as 2024-03."""
+
+    year: int
+    month: int
+
+    def __str__(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}"
+
+
+class Year(NamedTuple):
+    """An xsd:gYear, such as 2024."""
+
+    year: int
+
+    def __str__(self) -> str:
+        return f"{self.year:04d}"
+
+
+class Text(NamedTuple):
+    """Text in a language (a literal with a language tag): Text("Rechenzentrum", "de")."""
+
+    text: str
+    language: str
+
+
+Value = Iri | AnyUri | str | Text | bool | int | Decimal | float | dt.date | dt.datetime | YearMonth | Year
+AsOf = dt.date | YearMonth | Year
+
+_LEXICAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+
+
+def parse_date(text: str | AsOf) -> AsOf:
+    """A date as written in sources, at the precision given: "2024" -> Year, "2024-03" -> YearMonth,
+    "2024-03-11" -> date."""
+    if not isinstance(text, str):
+        return text
+    match = _LEXICAL_DATE.match(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a date written as yyyy, yyyy-mm or yyyy-mm-dd")
+    year, month, day = match.groups()
+    if day:
+        return dt.date(int(year), int(month), int(day))
+    if month:
+        if not 1 <= int(month) <= 12:
+            raise ValueError(f"{text!r}: month must be 01-12")
+        return YearMonth(int(year), int(month))
+    return Year(int(year))
+
+
+def _named(iri: str) -> ox.NamedNode:
+    return ox.NamedNode(iri)
+
+
+_DATATYPES = {name: _named(iri) for name, iri in (
+    ("bool", t.XSD_BOOLEAN), ("int", t.XSD_INTEGER), ("decimal", t.XSD_DECIMAL), ("date", t.XSD_DATE),
+    ("datetime", t.XSD_DATE_TIME), ("year_month", t.XSD_G_YEAR_MONTH), ("year", t.XSD_G_YEAR),
+    ("any_uri", t.XSD_ANY_URI))}
+
+
+def term(value: Value) -> ox.NamedNode | ox.Literal:
+    """A Python value as an RDF term: Iri -> IRI, int -> xsd:integer, Decimal/float -> xsd:decimal,
+    date -> xsd:date, YearMonth -> xsd:gYearMonth, Year -> xsd:gYear, AnyUri -> xsd:anyURI, str -> string."""
+    if isinstance(value, Iri):
+        return ox.NamedNode(value)
+    if isinstance(value, AnyUri):
+        return ox.Literal(value, datatype=_DATATYPES["any_uri"])
+    if isinstance(value, str):
+        return ox.Literal(value)
+    if isinstance(value, Text):
+        return ox.Literal(value.text, language=value.language)
+    if isinstance(value, bool):  # before int: bool is an int
+        return ox.Literal("true" if value else "false", datatype=_DATATYPES["bool"])
+    if isinstance(value, int):
+        return ox.Literal(str(value), datatype=_DATATYPES["int"])
+    if isinstance(value, float):
+        value = Decimal(repr(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{value} is not a number xsd:decimal can hold")
+        text = format(value, "f")
+        return ox.Literal(text if "." in text else text + ".0", datatype=_DATATYPES["decimal"])
+    if isinstance(value, dt.datetime):  # before date: a datetime is a date
+        return ox.Literal(value.isoformat(), datatype=_DATATYPES["datetime"])
+    if isinstance(value, dt.date):
+        return ox.Literal(value.isoformat(), datatype=_DATATYPES["date"])
+    if isinstance(value, YearMonth):
+        return ox.Literal(str(value), datatype=_DATATYPES["year_month"])
+    if isinstance(value, Year):
+        return ox.Literal(str(value), datatype=_DATATYPES["year"])
+    raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as an RDF term")
+
+
+_INTEGER_TYPES = {t.XSD + name for name in (
+    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "unsignedInt",
+    "unsignedLong", "unsignedShort", "unsignedByte", "negativeInteger", "nonPositiveInteger")}
+
+
+def value_of(node: ox.NamedNode | ox.Literal | ox.BlankNode) -> Value:
+    """An RDF term as the Python value `term` would write it as (ill-formed literals stay text)."""
+    if isinstance(node, ox.NamedNode):
+        return Iri(node.value)
+    if not isinstance(node, ox.Literal):
+        return str(node)
+    text, datatype = node.value, node.datatype.value
+    if node.language:
+        return Text(text, node.language)
+    try:
+        if datatype in _INTEGER_TYPES:
+            return int(text)
+        if datatype == t.XSD_DECIMAL:
+            return Decimal(text)
+        if datatype == t.XSD_BOOLEAN:
+            return text in ("true", "1")
+        if datatype == t.XSD_DATE:
+            return dt.date.fromisoformat(text)
+        if datatype == t.XSD_DATE_TIME:
+            return dt.datetime.fromisoformat(text)
+        if datatype in (t.XSD_G_YEAR_MONTH, t.XSD_G_YEAR):
+            return parse_date(text)
+        if datatype == t.XSD_ANY_URI:
+            return AnyUri(text)
+    except (ValueError, InvalidOperation):
+        pass
+    return text
+
+
+# --- The claim record and its one reader -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim as the graph holds it; IRIs are full IRIs, values Python values (see `term`)."""
+
+    iri: str
+    about: str
+    property: str
+    tier: str
+    value: Value | None = None
+    bounds: Mapping[str, Value] = field(default_factory=dict)  # "minExclusive" -> 10000
+    sources: tuple[str, ...] = ()
+    as_of: AsOf | None = None
+    basis: str | None = None
+    rank: str | None = None  # absent means rank:normal
+    precision: str | None = None
+    note: str | None = None
+    superseded_by: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()  # a DerivedClaim's input claims
+    derived: bool = False
+
+    @property
+    def deprecated(self) -> bool:
+        return self.rank == t.RANK_DEPRECATED
+
+
+_CLAIM_FIELDS = {hpc("about"): "about", hpc("property"): "property", hpc("tier"): "tier",
+                 hpc("value"): "value", hpc("asOf"): "as_of", hpc("basis"): "basis", hpc("rank"): "rank",
+                 hpc("precision"): "precision", t.SKOS_NOTE: "note"}
+_CLAIM_LISTS = {t.PROV_HAD_PRIMARY_SOURCE: "sources", hpc("supersededBy"): "superseded_by",
+                t.PROV_WAS_DERIVED_FROM: "derived_from"}
+_BOUND_IRIS = {hpc(name): name for name in t.BOUNDS}
+
+
+def read_claims(store, *, about: Iterable[str] | None = None, iris: Iterable[str] | None = None) -> list[Claim]:
+    """The claims about the given entities, or the given claims, or (neither given) every claim in the
+    store, sorted by (about, property, IRI). Derived claims are included (`derived=True`)."""
+    if about is not None and iris is not None:
+        raise ValueError("give about= or iris=, not both")
+    selected = about if about is not None else iris
+    batches = [None] if selected is None else list(_batches(list(dict.fromkeys(selected)), 500))
+    rows: dict[str, dict[str, list]] = {}
+    for batch in batches:
+        if batch == []:
+            continue
+        values = "" if batch is None else (
+            f"VALUES ?{'about' if about is not None else 'c'} {{ {' '.join(iri_ref(i) for i in batch)} }}")
+        result = store.query(f"""
+            SELECT DISTINCT ?c ?p ?o WHERE {{
+              {values} ?c <{hpc('about')}> ?about ; a ?type . VALUES ?type {{ <{t.CLAIM}> <{t.DERIVED_CLAIM}> }}
+              ?c ?p ?o }}""", prefixes=False)
+        for row in result:
+            fields = rows.setdefault(row["c"].value, {})
+            fields.setdefault(row["p"].value, []).append(row["o"])
+    return sorted((claim_from_triples(iri, fields) for iri, fields in rows.items()),
+                  key=lambda c: (c.about, c.property, c.iri))
+
+
+def claim_from_triples(iri: str, fields: Mapping[str, Sequence[ox.NamedNode | ox.Literal]]) -> Claim:
+    """The Claim stated by these triples of `iri` ({predicate IRI: [objects]}), for callers that gather a
+    claim's triples themselves (from one file's quads, say) rather than through `read_claims`."""
+    single: dict[str, object] = {}
+    for predicate, name in _CLAIM_FIELDS.items():
+        found = sorted(fields.get(predicate, []), key=str)
+        if not found:
+            continue
+        if name == "note":
+            single[name] = " ".join(sorted(n.value for n in found))
+        elif name in ("value", "as_of"):
+            single[name] = value_of(found[0])
+        else:
+            single[name] = found[0].value
+    lists = {name: tuple(sorted({o.value for o in fields.get(predicate, [])}))
+             for predicate, name in _CLAIM_LISTS.items()}
+    bounds = {name: value_of(fields[p][0]) for p, name in _BOUND_IRIS.items() if p in fields}
+    derived = any(o.value == t.DERIVED_CLAIM for o in fields.get(t.RDF_TYPE, []))
+    return Claim(iri=iri, about=str(single.pop("about", "")), property=str(single.pop("property", "")),
+                 tier=str(single.pop("tier", "")), bounds=bounds, derived=derived, **single, **lists)
+
+
+# --- The builder: claims, entities and sources as quads --------------------------------------------
+
+
+def _ref(ref: str, kind: str) -> str:
+    """A full IRI, or the slug of an entity of `kind`."""
+    return ref if ref.startswith(("http://", "https://", "urn:")) else entity(kind, ref)
+
+
+def _concept(ref: str | None, namespace: str) -> str | None:
+    """A full IRI, or the name of a concept in the scheme at `namespace` ("reported" -> tier:reported)."""
+    if ref is None:
+        return None
+    return ref if ref.startswith(("http://", "https://")) else namespace + ref
+
+
+def _property(ref: str) -> str:
+    return ref if ref.startswith(("http://", "https://")) else hpc(ref)
+
+
+def slug_of(iri: str) -> str:
+    """The slug an hpckg IRI ends with: .../id/system/kalos -> kalos."""
+    return iri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def claim_iri(about: str, property: str, qualifier: str | None = None) -> str:
+    """The claim IRI the decision's rule gives: claim:<entity slug>-<property in kebab case>[-<qualifier>],
+    such as claim:kalos-accelerator-quantity. The same arguments always mint the same IRI, so re-running
+    an import rewrites its claims instead of duplicating them; give a qualifier (a source's slug, a date)
+    when one entity has several claims of a property."""
+    prop = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", _property(property).rsplit("#", 1)[-1].rsplit("/", 1)[-1])
+    parts = [slug_of(about).lower(), prop.lower()]
+    if qualifier:
+        parts.append(slugify(qualifier))
+    slug = "-".join(parts)
+    if not SLUG_RE.match(slug):
+        raise ValueError(f"cannot mint a claim IRI from {about!r}, {property!r}, {qualifier!r}: {slug!r} is "
+                         "not a slug (lowercase ASCII letters, digits and single hyphens)")
+    return entity("claim", slug)
+
+
+def make_claim(about: str, property: str, value: Value | None = None, *, tier: str,
+               sources: str | Sequence[str], bounds: Mapping[str, Value] | None = None,
+               as_of: str | AsOf | None = None, basis: str | None = None, rank: str | None = None,
+               precision: str | None = None, note: str | None = None, superseded_by: Sequence[str] = (),
+               qualifier: str | None = None, iri: str | None = None) -> Claim:
+    """A claim that `about` (an entity IRI) has `property` (an ontology property IRI or its local name,
+    "quantity") equal to `value`, or within `bounds` ({"minExclusive": 10000}).
+
+    `tier`, `basis`, `rank` and `precision` are concept IRIs or their names ("reported", "operator-stated",
+    "preferred", "approximate"); `sources` are source IRIs or slugs, one or more; `as_of` a date, YearMonth,
+    Year or "yyyy[-mm[-dd]]". The IRI is minted by `claim_iri` unless given."""
+    sources = (sources,) if isinstance(sources, str) else tuple(sources)
+    if not sources:
+        raise ValueError("a claim needs at least one source")
+    bounds = dict(bounds or {})
+    if value is None and not bounds:
+        raise ValueError("a claim needs a value or a bound")
+    unknown = set(bounds) - set(t.BOUNDS)
+    if unknown:
+        raise ValueError(f"unknown bound {', '.join(sorted(unknown))}; bounds are {', '.join(t.BOUNDS)}")
+    return Claim(
+        iri=iri or claim_iri(about, property, qualifier), about=about, property=_property(property),
+        tier=_concept(tier, t.TIER) or "", value=value, bounds=bounds,
+        sources=tuple(sorted(_ref(s, "source") for s in sources)),
+        as_of=None if as_of is None else parse_date(as_of),
+        basis=_concept(basis, t.BASIS), rank=_concept(rank, t.RANK), precision=_concept(precision, t.PRECISION),
+        note=note, superseded_by=tuple(sorted(superseded_by)))
+
+
+_P = {name: _named(iri) for name, iri in (
+    ("type", t.RDF_TYPE), ("label", t.RDFS_LABEL), ("alt", t.SKOS_ALT_LABEL), ("note", t.SKOS_NOTE),
+    ("slug", hpc("slug")), ("about", hpc("about")), ("property", hpc("property")), ("value", hpc("value")),
+    ("tier", hpc("tier")), ("asOf", hpc("asOf")), ("basis", hpc("basis")), ("rank", hpc("rank")),
+    ("precision", hpc("precision")), ("supersededBy", hpc("supersededBy")),
+    ("source", t.PROV_HAD_PRIMARY_SOURCE), ("derivedFrom", t.PROV_WAS_DERIVED_FROM),
+    ("title", t.DCTERMS_TITLE), ("creator", t.DCTERMS_CREATOR), ("publisher", t.DCTERMS_PUBLISHER),
+    ("issued", t.DCTERMS_ISSUED), ("url", t.SCHEMA_URL), ("sourceKind", hpc("sourceKind")),
+    ("arxivId", hpc("arxivId")), ("componentOf", hpc("componentOf")), ("role", hpc("role")),
+    ("used", t.PROV_USED), ("endedAtTime", t.PROV_ENDED_AT_TIME), ("associatedWith", t.PROV_WAS_ASSOCIATED_WITH),
+    ("checkedSystem", hpc("checkedSystem")), ("checkedBy", hpc("checkedBy")),
+    ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")))}
+_P.update({name: _named(hpc(name)) for name in t.BOUNDS})
+_CLAIM_CLASS, _DERIVED_CLASS = _named(t.CLAIM), _named(t.DERIVED_CLAIM)
+
+
+def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Quad]:
+    """The quads that state `claim` in the named graph `graph` (its note in `language`)."""
+    g, s = _named(graph), _named(claim.iri)
+    quads = [ox.Quad(s, _P["type"], _DERIVED_CLASS if claim.derived else _CLAIM_CLASS, g),
+             ox.Quad(s, _P["about"], _named(claim.about), g),
+             ox.Quad(s, _P["property"], _named(claim.property), g),
+             ox.Quad(s, _P["tier"], _named(claim.tier), g)]
+    if claim.value is not None:
+        quads.append(ox.Quad(s, _P["value"], term(claim.value), g))
+    for name, bound in claim.bounds.items():
+        quads.append(ox.Quad(s, _P[name], term(bound), g))
+    for name, iri in (("basis", claim.basis), ("rank", claim.rank), ("precision", claim.precision)):
+        if iri is not None:
+            quads.append(ox.Quad(s, _P[name], _named(iri), g))
+    if claim.as_of is not None:
+        quads.append(ox.Quad(s, _P["asOf"], term(claim.as_of), g))
+    if claim.note:
+        quads.append(ox.Quad(s, _P["note"], ox.Literal(claim.note, language=language), g))
+    for name, iris in (("source", claim.sources), ("supersededBy", claim.superseded_by),
+                       ("derivedFrom", claim.derived_from)):
+        quads += [ox.Quad(s, _P[name], _named(iri), g) for iri in iris]
+    return quads
+
+
+# The class each entity kind's IRIs are typed with (a site may be typed hpc:Datacenter instead).
+ENTITY_CLASSES = {"system": hpc("System"), "site": hpc("Site"), "org": hpc("Organisation"),
+                  "part": hpc("PartModel"), "component": hpc("Component"), "country": hpc("Country"),
+                  "dataset": hpc("Dataset"), "software": hpc("Software"), "source": hpc("Source")}
+
+
+def entity_quads(kind: str, slug: str, *, label: str, graph: str, alt_labels: Iterable[str] = (),
+                 rdf_type: str | None = None, component_of: str | None = None, role: str | None = None,
+                 language: str = "en") -> list[ox.Quad]:
+    """The identity triples of an entity: its type, rdfs:label, skos:altLabels and hpc:slug (and, for a
+    component, hpc:componentOf its system and hpc:role, a role: concept IRI or name)."""
+    if kind not in ENTITY_KINDS:
+        raise ValueError(f"unknown entity kind {kind!r}; expected one of {', '.join(ENTITY_KINDS)}")
+    g, s = _named(graph), _named(entity(kind, slug))
+    quads = [ox.Quad(s, _P["type"], _named(rdf_type or ENTITY_CLASSES[kind]), g),
+             ox.Quad(s, _P["label"], ox.Literal(label, language=language), g),
+             ox.Quad(s, _P["slug"], ox.Literal(slug), g)]
+    quads += [ox.Quad(s, _P["alt"], ox.Literal(alt, language=language), g) for alt in dict.fromkeys(alt_labels)]
+    if component_of is not None:
+        quads.append(ox.Quad(s, _P["componentOf"], _named(_ref(component_of, "system")), g))
+    if role is not None:
+        quads.append(ox.Quad(s, _P["role"], _named(_concept(role, PREFIXES["role"]) or ""), g))
+    return quads
+
+
+def source_quads(slug: str, *, title: str, kind: str, graph: str, url: str | None = None,
+                 creators: Iterable[str] = (), publisher: str | None = None,
+                 issued: str | AsOf | None = None, arxiv_id: str | None = None,
+                 language: str = "en") -> list[ox.Quad]:
+    """An hpc:Source: its title, kind (a source-kind: concept IRI or name such as "paper"), where to find it
+    (url and/or arxiv_id), its creators and publisher (organisation IRIs or slugs) and when it was issued."""
+    g, s = _named(graph), _named(entity("source", slug))
+    quads = [ox.Quad(s, _P["type"], _named(ENTITY_CLASSES["source"]), g),
+             ox.Quad(s, _P["title"], ox.Literal(title, language=language), g),
+             ox.Quad(s, _P["sourceKind"], _named(_concept(kind, t.SOURCE_KIND) or ""), g)]
+    if url is not None:
+        quads.append(ox.Quad(s, _P["url"], _named(url), g))
+    if arxiv_id is not None:
+        quads.append(ox.Quad(s, _P["arxivId"], ox.Literal(arxiv_id), g))
+    quads += [ox.Quad(s, _P["creator"], _named(_ref(c, "org")), g) for c in dict.fromkeys(creators)]
+    if publisher is not None:
+        quads.append(ox.Quad(s, _P["publisher"], _named(_ref(publisher, "org")), g))
+    if issued is not None:
+        quads.append(ox.Quad(s, _P["issued"], term(parse_date(issued)), g))
+    return quads
+
+
+def source_check_quads(slug: str, *, source: str, system: str, result: str, ended: str | AsOf | dt.datetime,
+                       software: str, checked_by: str, graph: str, terms_found: Iterable[str] = (),
+                       count_found: int | None = None, label: str | None = None,
+                       language: str = "en") -> list[ox.Quad]:
+    """An hpc:SourceCheck, the verifier's record of re-reading `source` for `system` (IRIs or slugs):
+    its result (a check-result: concept IRI or name such as "names-system"), when it ended, the software
+    that ran it and the command (`checked_by`), and the terms and count it found."""
+    g, s = _named(graph), _named(entity("check", slug))
+    quads = [ox.Quad(s, _P["type"], _named(hpc("SourceCheck")), g),
+             ox.Quad(s, _P["used"], _named(_ref(source, "source")), g),
+             ox.Quad(s, _P["checkedSystem"], _named(_ref(system, "system")), g),
+             ox.Quad(s, _P["endedAtTime"], term(ended if isinstance(ended, dt.datetime) else parse_date(ended)), g),
+             ox.Quad(s, _P["associatedWith"], _named(_ref(software, "software")), g),
+             ox.Quad(s, _P["checkedBy"], ox.Literal(checked_by), g),
+             ox.Quad(s, _P["checkResult"], _named(_concept(result, PREFIXES["checkresult"]) or ""), g)]
+    if label is not None:
+        quads.append(ox.Quad(s, _P["label"], ox.Literal(label, language=language), g))
+    quads += [ox.Quad(s, _P["termFound"], ox.Literal(found), g) for found in dict.fromkeys(terms_found)]
+    if count_found is not None:
+        quads.append(ox.Quad(s, _P["countFound"], term(count_found), g))
+    return quads
+
+
+# --- Showing IRIs: prefixed names, labels, and where a file writes them ------------------------------
+
+
+def shorten(iri: str) -> str:
+    """Write an IRI with the project's prefixes (sys:kalos rather than the full IRI)."""
+    best, name = "", ""
+    for prefix, ns in PREFIXES.items():
+        if iri.startswith(ns) and len(ns) > len(best):
+            best, name = ns, prefix
+    return f"{name}:{iri[len(best):]}" if best else iri
+
+
+def iri_ref(iri: str) -> str:
+    """An IRI as a SPARQL IRIREF, refusing characters that could escape it."""
+    if not iri or any(c in iri for c in '<>"{}|^`\\ \n\t'):
+        raise ValueError(f"not a usable IRI: {iri!r}")
+    return f"<{iri}>"
+
+
+def _batches(items: list, size: int) -> Iterable[list]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def labels(store, iris: Iterable[str]) -> dict[str, str]:
+    """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel."""
+    found: dict[str, str] = {}
+    for batch in _batches([i for i in dict.fromkeys(iris) if i], 500):
+        rows = store.query(f"""
+            SELECT ?s ?label WHERE {{
+              VALUES ?s {{ {' '.join(iri_ref(i) for i in batch)} }}
+              {{ ?s <{t.RDFS_LABEL}> ?label BIND(1 AS ?kind) }}
+              UNION {{ ?s <{t.SKOS_PREF_LABEL}> ?label BIND(2 AS ?kind) }}
+              FILTER (lang(?label) = "" || langMatches(lang(?label), "en"))
+            }} ORDER BY ?s ?kind ?label""", prefixes=False)
+        for row in rows:
+            found.setdefault(row["s"].value, row["label"].value)
+    return found
+
+
+def label(store, iri: str) -> str:
+    """The IRI's label, else the last segment of the IRI."""
+    return labels(store, [iri]).get(iri) or iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+
+
+class IriLines(NamedTuple):
+    """Where a Turtle text writes an IRI: the first line starting a statement about it, and the first line
+    mentioning it at all (1-based; None when there is none)."""
+
+    statement: int | None
+    mention: int | None
+
+
+def find_iri(iri: str, lines: Iterable[str], *, prefixes: Mapping[str, str] | None = None) -> IriLines:
+    """Find `iri` in Turtle lines, written in full (<...>) or prefixed. With the file's `prefixes` only
+    those prefixed names count; without, any prefix followed by the IRI's last segment does."""
+    forms = [re.escape(f"<{iri}>")]
+    if prefixes is None:
+        local = re.split(r"[#/]", iri)[-1]
+        forms.append(rf"(?<![\w:-])[\w-]*:{re.escape(local)}(?![\w-])")
+    else:
+        for name, ns in prefixes.items():
+            local = iri[len(ns):]
+            if iri.startswith(ns) and re.fullmatch(r"[\w.-]*", local):
+                forms.append(rf"(?<![\w:-]){re.escape(name)}:{re.escape(local)}(?![\w-])")
+    anywhere = re.compile("|".join(forms))
+    starts = re.compile(r"^\s*(?:" + "|".join(forms) + ")")
+    mention = None
+    for number, text in enumerate(lines, start=1):
+        if text.lstrip().startswith("#"):
+            continue
+        if starts.search(text):
+            return IriLines(number, mention or number)
+        if mention is None and anywhere.search(text):
+            mention = number
+    return IriLines(None, mention)
+
+
+def line_of(iri: str, path: Path | None) -> int | None:
+    """The first line of a Turtle file that starts a statement about `iri`, or None."""
+    if path is None:
+        return None
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return find_iri(iri, handle).statement
+    except OSError:
+        return None
+

@@ -1,0 +1,119 @@
+"""Names: slugs for IRIs and file names, the name keys that decide when two names are the same, and
+finding records that share a name (duplicate detection for `hpckg check`, reconciliation for importers).
+
+A slug is lowercase ASCII letters, digits and single hyphens ("bytedance-megascale-cluster"). It is made
+from a name by dropping a trailing parenthesised qualifier ("Kalos (Shanghai AI Lab)" -> "kalos"),
+transliterating accents, writing "&" as "and" and joining the remaining words with hyphens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Hashable, Iterable
+from typing import Generic, TypeVar
+
+from hpckg.errors import InputError
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# Countries keep their ISO 3166-1 alpha-2 code as the slug (country:CN).
+COUNTRY_SLUG_RE = re.compile(r"^[A-Z]{2}$")
+_QUALIFIER_RE = re.compile(r"\s*\([^()]*\)\s*$")
+
+Record = TypeVar("Record", bound=Hashable)
+
+
+class SlugError(InputError, ValueError):
+    """A name has no ASCII letters or digits to make a slug from; the caller must be given a slug."""
+
+
+def ascii_fold(text: str) -> str:
+    """Text without accents: 'Jülich' -> 'Julich' (characters with no ASCII form are dropped)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
+def strip_qualifier(name: str) -> str:
+    """The name without a trailing parenthesised qualifier: 'Kalos (Shanghai AI Lab)' -> 'Kalos'."""
+    stripped = _QUALIFIER_RE.sub("", name).strip()
+    return stripped or name.strip()
+
+
+def slugify(name: str) -> str:
+    """The slug for a name: 'ByteDance MegaScale Cluster' -> 'bytedance-megascale-cluster'.
+
+    Raises SlugError when nothing is left (a name written only in another script, such as '日本'): a slug
+    is not guessed, it has to be given."""
+    text = ascii_fold(strip_qualifier(name)).replace("&", " and ").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    if not slug:
+        raise SlugError(f"cannot make a slug from {name!r}: it has no ASCII letters or digits")
+    return slug
+
+
+def is_slug(text: str) -> bool:
+    return bool(SLUG_RE.match(text))
+
+
+def name_key(name: str) -> str:
+    """A name with case, accents, punctuation and spaces removed: 'Kalos!' and 'kalos' share a key."""
+    return re.sub(r"[^a-z0-9]", "", ascii_fold(name).casefold())
+
+
+def name_keys(name: str) -> set[str]:
+    """The keys a name matches under: the whole name and the name without its qualifier.
+
+    A name with no ASCII letters or digits is its own key (casefolded), so '日本' still matches '日本'."""
+    keys = {name_key(name), name_key(strip_qualifier(name))}
+    keys.discard("")
+    if not keys and name.strip():
+        keys.add(unicodedata.normalize("NFKC", name.strip()).casefold())
+    return keys
+
+
+class NameIndex(Generic[Record]):
+    """Records (IRIs, importer rows...) indexed by the keys of their names, to find those a name matches.
+
+        index = NameIndex()
+        index.add("sys:kalos", ["Kalos", "Kalos (Shanghai AI Lab)"])
+        index.matches(["KALOS"])  -> {"sys:kalos"}
+    """
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, set[Record]] = {}
+
+    def add(self, record: Record, names: Iterable[str]) -> None:
+        for name in names:
+            for key in name_keys(name):
+                self._by_key.setdefault(key, set()).add(record)
+
+    def matches(self, names: Iterable[str]) -> set[Record]:
+        """Every record with a name sharing a key with one of `names`."""
+        found: set[Record] = set()
+        for name in names:
+            for key in name_keys(name):
+                found |= self._by_key.get(key, set())
+        return found
+
+
+def same_name_groups(records: dict[Record, Iterable[str]]) -> list[set[Record]]:
+    """Groups of two or more records whose names share a key (transitively: A~B and B~C group A, B, C),
+    for reconciling records that name the same thing differently."""
+    parent: dict[Record, Record] = {r: r for r in records}
+
+    def root(r: Record) -> Record:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    first_with_key: dict[str, Record] = {}
+    for record, names in records.items():
+        for name in names:
+            for key in name_keys(name):
+                other = first_with_key.setdefault(key, record)
+                parent[root(record)] = root(other)
+    groups: dict[Record, set[Record]] = {}
+    for record in records:
+        groups.setdefault(root(record), set()).add(record)
+    return [group for group in groups.values() if len(group) > 1]
