@@ -28,6 +28,7 @@ ENTITY_KINDS = {
     "dataset": "ds",
     "activity": "act",
     "software": "sw",
+    "input": "input",  # a file an importer read, named by its SHA-256
 }
 
 VOCABULARIES = ("tier", "basis", "precision", "rank", "status", "kind", "role", "source-kind",

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "new": "hpckg.cli.contribute",
     "check": "hpckg.cli.contribute",
     "diff": "hpckg.cli.contribute",
+    "import": "hpckg.cli.imports",
 }
 
 DESCRIPTION = """\
@@ -32,11 +33,15 @@ hpckg: the knowledge graph of the world's supercomputers and AI training cluster
 Every fact is a claim with its source and confidence tier, stored in an embedded Oxigraph store
 (default .hpckg/store) or any SPARQL 1.1 server.
 
+The project root (ontology/, shapes/, queries/, data/ttl/) is --root, else $HPCKG_ROOT, else the nearest
+folder at or above the working directory holding ontology/hpckg.ttl, else the copy packaged with hpckg.
+
 examples:
   hpckg build                       build and validate the graph into .hpckg/store
   hpckg query acme-total            run a canned query from queries/
   hpckg page kalos                  render a system page as Markdown
   hpckg serve                       SPARQL endpoint and website on http://127.0.0.1:8000
+  hpckg import epoch-hardware ml_hardware.csv   import a public dataset as sourced claims
 """
 
 
@@ -44,6 +49,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hpckg", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"hpckg {__version__}")
+    parser.add_argument("--root", metavar="DIR", default=None,
+                        help="the project folder (default: $HPCKG_ROOT, else found from the working directory)")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in dict.fromkeys(COMMANDS.values()):
         importlib.import_module(module_name).add_parsers(subparsers)
@@ -57,8 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        if args.root is not None:
+            from hpckg import project
+
+            project.use(args.root)
         return int(args.handler(args) or 0)
     except HpckgError as error:
+        if args.debug:
+            raise
         print(f"hpckg {args.command}: error: {error}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:

@@ -1,0 +1,39 @@
+"""Importers of public datasets: one module per source, registered by name in IMPORTERS, loaded on first use.
+
+A new source is one new module in this package and one row in IMPORTERS. The module defines:
+
+    TITLE: str          what it reads, as a person would cite it ("Epoch AI, Data on Machine Learning Hardware")
+    WHERE: str          where a user downloads the files (said when a configured file is missing)
+    PATTERNS: tuple     file-name globs it reads when given a folder ("ml_hardware.csv", "TOP500_*.xml")
+    def graph_key(path: Path) -> str
+                        the name of the named graph one file becomes ("ml_hardware", "2019-06"); importing
+                        a file whose key exists replaces that graph, two files with one key in one import
+                        are refused
+    def read(path: Path, graph: str) -> Iterable[pyoxigraph.Quad]
+                        the file's claims, sources and entities as quads in `graph`, emitted through the
+                        claim builder (hpckg.claims); raise hpckg.errors.InputError for an unusable file
+
+`hpckg.importers.run.import_files` does the rest for every importer: hashing, skipping unchanged files,
+provenance (a prov:Activity that used the file and generated the graph) and the atomic write of the graph
+under the project's machine-written graphs folder, which `hpckg build` loads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from hpckg.errors import UnknownNameError
+
+# name (as typed after `hpckg import`) -> module; the one table of importers.
+IMPORTERS: dict[str, str] = {
+    "epoch-hardware": "hpckg.importers.epoch_hardware",
+}
+
+
+def importer(name: str) -> ModuleType:
+    """The importer module registered under `name`."""
+    module = IMPORTERS.get(name)
+    if module is None:
+        raise UnknownNameError(f"no importer named {name!r}; importers: {', '.join(sorted(IMPORTERS))}")
+    return importlib.import_module(module)

@@ -1,0 +1,144 @@
+"""Run an importer: each input file becomes one named graph, a machine-written graph file
+(.hpckg/graphs/import/<importer>/<key>.nq, see hpckg.machinegraphs) with its provenance inside.
+
+The provenance of a graph says who, when and from what: an `hpc:Import` activity (a prov:Activity) that
+`prov:used` the file (a dcat:Distribution named by its SHA-256, with its name and size), was associated with
+this hpckg version and generated the graph. The graph file's header holds the file's SHA-256 and the hpckg
+version, so re-importing an unchanged file with the same hpckg is a no-op that reads one line, a changed
+file replaces only its own graph, and a new file (a newer list edition) only adds one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg import __version__
+from hpckg.errors import InputError
+from hpckg.importers import importer
+from hpckg.machinegraphs import graph_file, read_header, write_graph
+from hpckg.namespaces import GRAPH, entity, hpc
+
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
+PROV = "http://www.w3.org/ns/prov#"
+DCTERMS = "http://purl.org/dc/terms/"
+DCAT = "http://www.w3.org/ns/dcat#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+IMPORTED, REPLACED, UNCHANGED = "imported", "replaced", "unchanged"
+
+
+@dataclass
+class ImportResult:
+    """What one file became."""
+
+    file: Path
+    graph: str
+    output: Path
+    status: str  # imported, replaced or unchanged
+    quads: int = 0
+    seconds: float = 0.0
+
+    def to_text(self) -> str:
+        what = f"{self.quads:,} quads in {self.seconds:.1f} s" if self.status != UNCHANGED else "no change"
+        return f"{self.status:<9} {self.file.name} -> <{self.graph}> ({what})"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def expand(name: str, inputs: Iterable[Path]) -> list[Path]:
+    """The files an importer reads: each file given, and the files matching its patterns in each folder."""
+    module = importer(name)
+    files: list[Path] = []
+    for item in map(Path, inputs):
+        if item.is_dir():
+            found = sorted({p for pattern in module.PATTERNS for p in item.glob(pattern) if p.is_file()})
+            if not found:
+                raise InputError(f"{item}: no file matching {', '.join(module.PATTERNS)} for the {name} "
+                                 f"importer; download it from {module.WHERE}")
+            files += found
+        elif item.is_file():
+            files.append(item)
+        else:
+            raise InputError(f"{item}: no such file; the {name} importer reads {module.TITLE}, "
+                             f"downloaded from {module.WHERE}")
+    return files
+
+
+def graph_iri(name: str, key: str) -> str:
+    return f"{GRAPH}import/{name}/{key}"
+
+
+def provenance(name: str, path: Path, sha: str, size: int, graph: str, started: dt.datetime,
+               ended: dt.datetime) -> list[ox.Quad]:
+    """The import activity, the file it used and the graph it generated, as quads in that graph."""
+    g = ox.NamedNode(graph)
+    activity = ox.NamedNode(entity("activity", f"import-{name}-{sha[:16]}"))
+    distribution = ox.NamedNode(entity("input", sha))
+    software = ox.NamedNode(entity("software", f"hpckg-{__version__}"))
+
+    def when(moment: dt.datetime) -> ox.Literal:
+        return ox.Literal(moment.isoformat(timespec="seconds"), datatype=ox.NamedNode(XSD + "dateTime"))
+
+    return [ox.Quad(s, p, o, g) for s, p, o in (
+        (activity, RDF_TYPE, ox.NamedNode(hpc("Import"))),
+        (activity, RDFS_LABEL, ox.Literal(f"hpckg import {name} {path.name}")),
+        (activity, ox.NamedNode(PROV + "used"), distribution),
+        (activity, ox.NamedNode(PROV + "wasAssociatedWith"), software),
+        (activity, ox.NamedNode(PROV + "startedAtTime"), when(started)),
+        (activity, ox.NamedNode(PROV + "endedAtTime"), when(ended)),
+        (activity, ox.NamedNode(PROV + "generated"), g),
+        (g, ox.NamedNode(PROV + "wasGeneratedBy"), activity),
+        (distribution, RDF_TYPE, ox.NamedNode(DCAT + "Distribution")),
+        (distribution, RDF_TYPE, ox.NamedNode(PROV + "Entity")),
+        (distribution, ox.NamedNode(DCTERMS + "title"), ox.Literal(path.name)),
+        (distribution, ox.NamedNode(hpc("sha256")), ox.Literal(sha)),
+        (distribution, ox.NamedNode(DCAT + "byteSize"), ox.Literal(str(size), datatype=ox.NamedNode(
+            XSD + "nonNegativeInteger"))),
+        (software, RDF_TYPE, ox.NamedNode(hpc("Software"))),
+        (software, RDFS_LABEL, ox.Literal(f"hpckg {__version__}")),
+        (software, ox.NamedNode(PROV + "specializationOf"), ox.NamedNode(entity("software", "hpckg"))),
+    )]
+
+
+def import_file(name: str, path: Path) -> ImportResult:
+    module = importer(name)
+    key = module.graph_key(path)
+    graph, target = graph_iri(name, key), graph_file("import", name, key)
+    sha = sha256_of(path)
+    recorded = read_header(target)
+    if recorded.get("sha256") == sha and recorded.get("hpckg") == __version__:
+        return ImportResult(path, graph, target, UNCHANGED)
+    clock = time.monotonic()
+    started = dt.datetime.now(dt.UTC)
+    quads = list(module.read(path, graph))
+    ended = dt.datetime.now(dt.UTC)
+    quads += provenance(name, path, sha, path.stat().st_size, graph, started, ended)
+    write_graph(target, quads, {"sha256": sha, "hpckg": __version__}, title=f"import {name}")
+    return ImportResult(path, graph, target, REPLACED if recorded else IMPORTED, len(quads),
+                        time.monotonic() - clock)
+
+
+def import_files(name: str, inputs: Iterable[Path]) -> list[ImportResult]:
+    """Import every file (folders expanded by the importer's patterns); each is its own graph."""
+    files = expand(name, inputs)
+    keys: dict[str, Path] = {}
+    for path in files:
+        key = importer(name).graph_key(path)
+        if key in keys:
+            raise InputError(f"{keys[key]} and {path} are the same {name} graph ({key}); import one of them")
+        keys[key] = path
+    return [import_file(name, path) for path in files]
