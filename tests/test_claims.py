@@ -13,11 +13,6 @@ import pytest
 from hpckg import paths
 from hpckg.build import load_files, materialise
 from hpckg.claims import (
-    AnyUri,
-    Iri,
-    Text,
-    Year,
-    YearMonth,
     claim_iri,
     claim_quads,
     entity_quads,
@@ -26,17 +21,15 @@ from hpckg.claims import (
     labels,
     line_of,
     make_claim,
-    parse_date,
     read_claims,
     shorten,
     source_check_quads,
     source_quads,
-    term,
-    value_of,
 )
 from hpckg.namespaces import entity, graph_for, hpc
 from hpckg.store import Store
 from hpckg.validate import validate
+from hpckg.values import AnyUri, Iri, Text, Year, YearMonth, parse_date, term, value_of
 
 GRAPH = graph_for("imported/example.nq")
 SYSTEM, ORG, CMP = entity("system", "zeta"), entity("org", "zeta-lab"), entity("component", "zeta-accelerator")

@@ -5,7 +5,7 @@ place that knows what a claim looks like:
 
 - `Claim`, the record, and `read_claims(store, ...)`, its one reader;
 - `make_claim(...)` and `claim_quads(claim, graph=...)`, the builder importers and the verifier emit
-  through: Python values in, pyoxigraph quads out (never Turtle text), with claim IRIs minted by the
+  through: Python values in (hpckg.values), pyoxigraph quads out (never Turtle text), with claim IRIs minted by the
   decision's rule (the claim's slug starts with its entity's slug); `entity_quads`, `source_quads` and
   `source_check_quads` write the entities and sources claims point at and the verifier's checks;
 - `shorten`, `labels`/`label` and `find_iri`/`line_of`, which reports and pages use to show IRIs.
@@ -20,7 +20,6 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,144 +28,7 @@ import pyoxigraph as ox
 from hpckg import terms as t
 from hpckg.names import SLUG_RE, slugify
 from hpckg.namespaces import ENTITY_KINDS, PREFIXES, entity, hpc
-
-# --- Values: the Python types a claim's value, bounds and dates are written and read as ---------------
-
-
-class Iri(str):
-    """An IRI as a claim value (an organisation, a part, a concept), as opposed to a text value."""
-
-
-class AnyUri(str):
-    """A URL as a literal value (xsd:anyURI), not as a node of the graph."""
-
-
-class YearMonth(NamedTuple):
-    """An xsd:gYearMonth, such as 2024-03."""
-
-    year: int
-    month: int
-
-    def __str__(self) -> str:
-        return f"{self.year:04d}-{self.month:02d}"
-
-
-class Year(NamedTuple):
-    """An xsd:gYear, such as 2024."""
-
-    year: int
-
-    def __str__(self) -> str:
-        return f"{self.year:04d}"
-
-
-class Text(NamedTuple):
-    """Text in a language (a literal with a language tag): Text("Rechenzentrum", "de")."""
-
-    text: str
-    language: str
-
-
-Value = Iri | AnyUri | str | Text | bool | int | Decimal | float | dt.date | dt.datetime | YearMonth | Year
-AsOf = dt.date | YearMonth | Year
-
-_LEXICAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
-
-
-def parse_date(text: str | AsOf) -> AsOf:
-    """A date as written in sources, at the precision given: "2024" -> Year, "2024-03" -> YearMonth,
-    "2024-03-11" -> date."""
-    if not isinstance(text, str):
-        return text
-    match = _LEXICAL_DATE.match(text.strip())
-    if not match:
-        raise ValueError(f"{text!r} is not a date written as yyyy, yyyy-mm or yyyy-mm-dd")
-    year, month, day = match.groups()
-    if day:
-        return dt.date(int(year), int(month), int(day))
-    if month:
-        if not 1 <= int(month) <= 12:
-            raise ValueError(f"{text!r}: month must be 01-12")
-        return YearMonth(int(year), int(month))
-    return Year(int(year))
-
-
-def _named(iri: str) -> ox.NamedNode:
-    return ox.NamedNode(iri)
-
-
-_DATATYPES = {name: _named(iri) for name, iri in (
-    ("bool", t.XSD_BOOLEAN), ("int", t.XSD_INTEGER), ("decimal", t.XSD_DECIMAL), ("date", t.XSD_DATE),
-    ("datetime", t.XSD_DATE_TIME), ("year_month", t.XSD_G_YEAR_MONTH), ("year", t.XSD_G_YEAR),
-    ("any_uri", t.XSD_ANY_URI))}
-
-
-def term(value: Value) -> ox.NamedNode | ox.Literal:
-    """A Python value as an RDF term: Iri -> IRI, int -> xsd:integer, Decimal/float -> xsd:decimal,
-    date -> xsd:date, YearMonth -> xsd:gYearMonth, Year -> xsd:gYear, AnyUri -> xsd:anyURI, str -> string."""
-    if isinstance(value, Iri):
-        return ox.NamedNode(value)
-    if isinstance(value, AnyUri):
-        return ox.Literal(value, datatype=_DATATYPES["any_uri"])
-    if isinstance(value, str):
-        return ox.Literal(value)
-    if isinstance(value, Text):
-        return ox.Literal(value.text, language=value.language)
-    if isinstance(value, bool):  # before int: bool is an int
-        return ox.Literal("true" if value else "false", datatype=_DATATYPES["bool"])
-    if isinstance(value, int):
-        return ox.Literal(str(value), datatype=_DATATYPES["int"])
-    if isinstance(value, float):
-        value = Decimal(repr(value))
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{value} is not a number xsd:decimal can hold")
-        text = format(value, "f")
-        return ox.Literal(text if "." in text else text + ".0", datatype=_DATATYPES["decimal"])
-    if isinstance(value, dt.datetime):  # before date: a datetime is a date
-        return ox.Literal(value.isoformat(), datatype=_DATATYPES["datetime"])
-    if isinstance(value, dt.date):
-        return ox.Literal(value.isoformat(), datatype=_DATATYPES["date"])
-    if isinstance(value, YearMonth):
-        return ox.Literal(str(value), datatype=_DATATYPES["year_month"])
-    if isinstance(value, Year):
-        return ox.Literal(str(value), datatype=_DATATYPES["year"])
-    raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as an RDF term")
-
-
-_INTEGER_TYPES = {t.XSD + name for name in (
-    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "unsignedInt",
-    "unsignedLong", "unsignedShort", "unsignedByte", "negativeInteger", "nonPositiveInteger")}
-
-
-def value_of(node: ox.NamedNode | ox.Literal | ox.BlankNode) -> Value:
-    """An RDF term as the Python value `term` would write it as (ill-formed literals stay text)."""
-    if isinstance(node, ox.NamedNode):
-        return Iri(node.value)
-    if not isinstance(node, ox.Literal):
-        return str(node)
-    text, datatype = node.value, node.datatype.value
-    if node.language:
-        return Text(text, node.language)
-    try:
-        if datatype in _INTEGER_TYPES:
-            return int(text)
-        if datatype == t.XSD_DECIMAL:
-            return Decimal(text)
-        if datatype == t.XSD_BOOLEAN:
-            return text in ("true", "1")
-        if datatype == t.XSD_DATE:
-            return dt.date.fromisoformat(text)
-        if datatype == t.XSD_DATE_TIME:
-            return dt.datetime.fromisoformat(text)
-        if datatype in (t.XSD_G_YEAR_MONTH, t.XSD_G_YEAR):
-            return parse_date(text)
-        if datatype == t.XSD_ANY_URI:
-            return AnyUri(text)
-    except (ValueError, InvalidOperation):
-        pass
-    return text
-
+from hpckg.values import AsOf, Value, parse_date, term, value_of
 
 # --- The claim record and its one reader -----------------------------------------------------------
 
@@ -319,7 +181,7 @@ def make_claim(about: str, property: str, value: Value | None = None, *, tier: s
         note=note, superseded_by=tuple(sorted(superseded_by)))
 
 
-_P = {name: _named(iri) for name, iri in (
+_P = {name: ox.NamedNode(iri) for name, iri in (
     ("type", t.RDF_TYPE), ("label", t.RDFS_LABEL), ("alt", t.SKOS_ALT_LABEL), ("note", t.SKOS_NOTE),
     ("slug", hpc("slug")), ("about", hpc("about")), ("property", hpc("property")), ("value", hpc("value")),
     ("tier", hpc("tier")), ("asOf", hpc("asOf")), ("basis", hpc("basis")), ("rank", hpc("rank")),
@@ -331,31 +193,31 @@ _P = {name: _named(iri) for name, iri in (
     ("used", t.PROV_USED), ("endedAtTime", t.PROV_ENDED_AT_TIME), ("associatedWith", t.PROV_WAS_ASSOCIATED_WITH),
     ("checkedSystem", hpc("checkedSystem")), ("checkedBy", hpc("checkedBy")),
     ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")))}
-_P.update({name: _named(hpc(name)) for name in t.BOUNDS})
-_CLAIM_CLASS, _DERIVED_CLASS = _named(t.CLAIM), _named(t.DERIVED_CLAIM)
+_P.update({name: ox.NamedNode(hpc(name)) for name in t.BOUNDS})
+_CLAIM_CLASS, _DERIVED_CLASS = ox.NamedNode(t.CLAIM), ox.NamedNode(t.DERIVED_CLAIM)
 
 
 def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Quad]:
     """The quads that state `claim` in the named graph `graph` (its note in `language`)."""
-    g, s = _named(graph), _named(claim.iri)
+    g, s = ox.NamedNode(graph), ox.NamedNode(claim.iri)
     quads = [ox.Quad(s, _P["type"], _DERIVED_CLASS if claim.derived else _CLAIM_CLASS, g),
-             ox.Quad(s, _P["about"], _named(claim.about), g),
-             ox.Quad(s, _P["property"], _named(claim.property), g),
-             ox.Quad(s, _P["tier"], _named(claim.tier), g)]
+             ox.Quad(s, _P["about"], ox.NamedNode(claim.about), g),
+             ox.Quad(s, _P["property"], ox.NamedNode(claim.property), g),
+             ox.Quad(s, _P["tier"], ox.NamedNode(claim.tier), g)]
     if claim.value is not None:
         quads.append(ox.Quad(s, _P["value"], term(claim.value), g))
     for name, bound in claim.bounds.items():
         quads.append(ox.Quad(s, _P[name], term(bound), g))
     for name, iri in (("basis", claim.basis), ("rank", claim.rank), ("precision", claim.precision)):
         if iri is not None:
-            quads.append(ox.Quad(s, _P[name], _named(iri), g))
+            quads.append(ox.Quad(s, _P[name], ox.NamedNode(iri), g))
     if claim.as_of is not None:
         quads.append(ox.Quad(s, _P["asOf"], term(claim.as_of), g))
     if claim.note:
         quads.append(ox.Quad(s, _P["note"], ox.Literal(claim.note, language=language), g))
     for name, iris in (("source", claim.sources), ("supersededBy", claim.superseded_by),
                        ("derivedFrom", claim.derived_from)):
-        quads += [ox.Quad(s, _P[name], _named(iri), g) for iri in iris]
+        quads += [ox.Quad(s, _P[name], ox.NamedNode(iri), g) for iri in iris]
     return quads
 
 
@@ -372,15 +234,15 @@ def entity_quads(kind: str, slug: str, *, label: str, graph: str, alt_labels: It
     component, hpc:componentOf its system and hpc:role, a role: concept IRI or name)."""
     if kind not in ENTITY_KINDS:
         raise ValueError(f"unknown entity kind {kind!r}; expected one of {', '.join(ENTITY_KINDS)}")
-    g, s = _named(graph), _named(entity(kind, slug))
-    quads = [ox.Quad(s, _P["type"], _named(rdf_type or ENTITY_CLASSES[kind]), g),
+    g, s = ox.NamedNode(graph), ox.NamedNode(entity(kind, slug))
+    quads = [ox.Quad(s, _P["type"], ox.NamedNode(rdf_type or ENTITY_CLASSES[kind]), g),
              ox.Quad(s, _P["label"], ox.Literal(label, language=language), g),
              ox.Quad(s, _P["slug"], ox.Literal(slug), g)]
     quads += [ox.Quad(s, _P["alt"], ox.Literal(alt, language=language), g) for alt in dict.fromkeys(alt_labels)]
     if component_of is not None:
-        quads.append(ox.Quad(s, _P["componentOf"], _named(_ref(component_of, "system")), g))
+        quads.append(ox.Quad(s, _P["componentOf"], ox.NamedNode(_ref(component_of, "system")), g))
     if role is not None:
-        quads.append(ox.Quad(s, _P["role"], _named(_concept(role, PREFIXES["role"]) or ""), g))
+        quads.append(ox.Quad(s, _P["role"], ox.NamedNode(_concept(role, PREFIXES["role"]) or ""), g))
     return quads
 
 
@@ -390,17 +252,17 @@ def source_quads(slug: str, *, title: str, kind: str, graph: str, url: str | Non
                  language: str = "en") -> list[ox.Quad]:
     """An hpc:Source: its title, kind (a source-kind: concept IRI or name such as "paper"), where to find it
     (url and/or arxiv_id), its creators and publisher (organisation IRIs or slugs) and when it was issued."""
-    g, s = _named(graph), _named(entity("source", slug))
-    quads = [ox.Quad(s, _P["type"], _named(ENTITY_CLASSES["source"]), g),
+    g, s = ox.NamedNode(graph), ox.NamedNode(entity("source", slug))
+    quads = [ox.Quad(s, _P["type"], ox.NamedNode(ENTITY_CLASSES["source"]), g),
              ox.Quad(s, _P["title"], ox.Literal(title, language=language), g),
-             ox.Quad(s, _P["sourceKind"], _named(_concept(kind, t.SOURCE_KIND) or ""), g)]
+             ox.Quad(s, _P["sourceKind"], ox.NamedNode(_concept(kind, t.SOURCE_KIND) or ""), g)]
     if url is not None:
-        quads.append(ox.Quad(s, _P["url"], _named(url), g))
+        quads.append(ox.Quad(s, _P["url"], ox.NamedNode(url), g))
     if arxiv_id is not None:
         quads.append(ox.Quad(s, _P["arxivId"], ox.Literal(arxiv_id), g))
-    quads += [ox.Quad(s, _P["creator"], _named(_ref(c, "org")), g) for c in dict.fromkeys(creators)]
+    quads += [ox.Quad(s, _P["creator"], ox.NamedNode(_ref(c, "org")), g) for c in dict.fromkeys(creators)]
     if publisher is not None:
-        quads.append(ox.Quad(s, _P["publisher"], _named(_ref(publisher, "org")), g))
+        quads.append(ox.Quad(s, _P["publisher"], ox.NamedNode(_ref(publisher, "org")), g))
     if issued is not None:
         quads.append(ox.Quad(s, _P["issued"], term(parse_date(issued)), g))
     return quads
@@ -413,14 +275,14 @@ def source_check_quads(slug: str, *, source: str, system: str, result: str, ende
     """An hpc:SourceCheck, the verifier's record of re-reading `source` for `system` (IRIs or slugs):
     its result (a check-result: concept IRI or name such as "names-system"), when it ended, the software
     that ran it and the command (`checked_by`), and the terms and count it found."""
-    g, s = _named(graph), _named(entity("check", slug))
-    quads = [ox.Quad(s, _P["type"], _named(hpc("SourceCheck")), g),
-             ox.Quad(s, _P["used"], _named(_ref(source, "source")), g),
-             ox.Quad(s, _P["checkedSystem"], _named(_ref(system, "system")), g),
+    g, s = ox.NamedNode(graph), ox.NamedNode(entity("check", slug))
+    quads = [ox.Quad(s, _P["type"], ox.NamedNode(hpc("SourceCheck")), g),
+             ox.Quad(s, _P["used"], ox.NamedNode(_ref(source, "source")), g),
+             ox.Quad(s, _P["checkedSystem"], ox.NamedNode(_ref(system, "system")), g),
              ox.Quad(s, _P["endedAtTime"], term(ended if isinstance(ended, dt.datetime) else parse_date(ended)), g),
-             ox.Quad(s, _P["associatedWith"], _named(_ref(software, "software")), g),
+             ox.Quad(s, _P["associatedWith"], ox.NamedNode(_ref(software, "software")), g),
              ox.Quad(s, _P["checkedBy"], ox.Literal(checked_by), g),
-             ox.Quad(s, _P["checkResult"], _named(_concept(result, PREFIXES["checkresult"]) or ""), g)]
+             ox.Quad(s, _P["checkResult"], ox.NamedNode(_concept(result, PREFIXES["checkresult"]) or ""), g)]
     if label is not None:
         quads.append(ox.Quad(s, _P["label"], ox.Literal(label, language=language), g))
     quads += [ox.Quad(s, _P["termFound"], ox.Literal(found), g) for found in dict.fromkeys(terms_found)]

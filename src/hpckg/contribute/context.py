@@ -15,7 +15,7 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
-from hpckg.claims import Claim, Iri, Text, Value, claim_from_triples
+from hpckg.claims import Claim, claim_from_triples
 from hpckg.claims import shorten as short
 from hpckg.contribute.filecheck import ParsedFile
 from hpckg.contribute.report import CheckReport
@@ -24,6 +24,7 @@ from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.store import Store
 from hpckg.terms import CLAIM_TYPES, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
+from hpckg.values import Iri, Text, Value
 
 # A contribution may point an existing claim at its correction; nothing else about another file's entity.
 ALLOWED_ON_OTHERS = {hpc("supersededBy")}
