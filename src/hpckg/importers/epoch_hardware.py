@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg.claims import Iri, claim_quads, entity_quads, make_claim, source_quads
+from hpckg.claims import claim_quads, entity_quads, make_claim, source_quads
 from hpckg.errors import InputError
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
+from hpckg.values import Iri
 
 TITLE = "Epoch AI, 'Data on Machine Learning Hardware'"
 WHERE = "https://epoch.ai/data/machine-learning-hardware (ml_hardware.csv)"
