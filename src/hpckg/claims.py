@@ -303,9 +303,17 @@ def shorten(iri: str) -> str:
     return f"{name}:{iri[len(best):]}" if best else iri
 
 
+_NOT_IN_IRIREF = frozenset('<>"{}|^`\\ \n\t')
+
+
+def is_iri_ref(text: str) -> bool:
+    """Whether `text` can be written as a SPARQL IRIREF (an absolute http(s) IRI with no escaping characters)."""
+    return bool(text) and text.startswith(("http://", "https://")) and not _NOT_IN_IRIREF.intersection(text)
+
+
 def iri_ref(iri: str) -> str:
     """An IRI as a SPARQL IRIREF, refusing characters that could escape it."""
-    if not iri or any(c in iri for c in '<>"{}|^`\\ \n\t'):
+    if not iri or _NOT_IN_IRIREF.intersection(iri):
         raise ValueError(f"not a usable IRI: {iri!r}")
     return f"<{iri}>"
 
@@ -316,9 +324,10 @@ def _batches(items: list, size: int) -> Iterable[list]:
 
 
 def labels(store, iris: Iterable[str]) -> dict[str, str]:
-    """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel."""
+    """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel.
+    Values that are not IRIs (a claim's text value among them) have no label and are passed over."""
     found: dict[str, str] = {}
-    for batch in _batches([i for i in dict.fromkeys(iris) if i], 500):
+    for batch in _batches([i for i in dict.fromkeys(iris) if is_iri_ref(i)], 500):
         rows = store.query(f"""
             SELECT ?s ?label WHERE {{
               VALUES ?s {{ {' '.join(iri_ref(i) for i in batch)} }}

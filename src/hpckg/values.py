@@ -119,7 +119,7 @@ def term(value: Value) -> ox.NamedNode | ox.Literal:
     raise TypeError(f"cannot write {value!r} ({type(value).__name__}) as an RDF term")
 
 
-_INTEGER_TYPES = {t.XSD + name for name in (
+INTEGER_TYPES = {t.XSD + name for name in (
     "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger", "unsignedInt",
     "unsignedLong", "unsignedShort", "unsignedByte", "negativeInteger", "nonPositiveInteger")}
 
@@ -134,7 +134,7 @@ def value_of(node: ox.NamedNode | ox.Literal | ox.BlankNode) -> Value:
     if node.language:
         return Text(text, node.language)
     try:
-        if datatype in _INTEGER_TYPES:
+        if datatype in INTEGER_TYPES:
             return int(text)
         if datatype == t.XSD_DECIMAL:
             return Decimal(text)

@@ -13,21 +13,23 @@ from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
-from hpckg.namespaces import ONTOLOGY, VOCAB, hpc
+from hpckg.claims import labels
+from hpckg.namespaces import ONTOLOGY, hpc
 from hpckg.page.model import ABSENT, Figure, Link, SourceLink, Tier
+from hpckg.terms import (
+    BASIS_MACHINE_GENERATED,
+    BOUNDS,
+    PRECISION_EXACT,
+    RANK_DEPRECATED,
+    RANK_PREFERRED,
+    XSD,
+    XSD_BOOLEAN,
+    XSD_DECIMAL,
+    XSD_DOUBLE,
+)
+from hpckg.values import INTEGER_TYPES
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-INTEGER_TYPES = {XSD + name for name in (
-    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-    "unsignedInt", "unsignedLong", "unsignedShort", "unsignedByte", "negativeInteger", "nonPositiveInteger")}
-DECIMAL_TYPES = {XSD + "decimal", XSD + "double", XSD + "float"}
-
-RANK_PREFERRED = VOCAB + "rank/preferred"
-RANK_DEPRECATED = VOCAB + "rank/deprecated"
-BASIS_MACHINE = VOCAB + "basis/machine-generated"
-BASIS_DERIVED = VOCAB + "basis/derived"
-PRECISION_EXACT = VOCAB + "precision/exact"
-BOUNDS = ("minExclusive", "minInclusive", "maxExclusive", "maxInclusive")
+DECIMAL_TYPES = {XSD_DECIMAL, XSD_DOUBLE, XSD + "float"}
 # A unit the ontology gives as "fraction" (between 0 and 1) is shown as a percentage.
 FRACTION_UNIT = "fraction"
 
@@ -51,7 +53,7 @@ def term_value(term: object) -> object:
                 return Decimal(term.value)
         except (ValueError, InvalidOperation):
             return term.value
-        if datatype == XSD + "boolean":
+        if datatype == XSD_BOOLEAN:
             return term.value in ("true", "1")
         return term.value
     return getattr(term, "value", None)
@@ -70,23 +72,6 @@ def select(store, sparql: str) -> list[dict[str, object]]:
                 row[name] = term_value(term)
         rows.append(row)
     return rows
-
-
-def labels(store, iris: Iterable[str]) -> dict[str, str]:
-    """The English (or language-less) rdfs:label, else skos:prefLabel, of each IRI that has one."""
-    values = iri_list(iris)
-    if not values:
-        return {}
-    rows = select(store, f"""
-        SELECT ?s ?label ?kind WHERE {{
-          VALUES ?s {{ {values} }}
-          {{ ?s rdfs:label ?label BIND(1 AS ?kind) }} UNION {{ ?s skos:prefLabel ?label BIND(2 AS ?kind) }}
-          FILTER (lang(?label) = "" || langMatches(lang(?label), "en"))
-        }} ORDER BY ?s ?kind ?label""")
-    found: dict[str, str] = {}
-    for row in rows:
-        found.setdefault(str(row["s"]), str(row["label"]))
-    return found
 
 
 def format_number(value: object, *, unit: str = "") -> str:
@@ -293,7 +278,7 @@ class Formatter:
         info = self.ontology.prop(claim.property)
         unit = "%" if info.unit == FRACTION_UNIT else info.unit
         tier = self.ontology.tiers.get(claim.tier or "")
-        machine = claim.basis == BASIS_MACHINE
+        machine = claim.basis == BASIS_MACHINE_GENERATED
         value_is_entity = isinstance(claim.value, str) and claim.value.startswith(("http://", "https://"))
         return Figure(
             text=self.text(claim, info.unit), unit=unit, claim=claim.iri,

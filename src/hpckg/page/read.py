@@ -6,16 +6,15 @@ from __future__ import annotations
 import difflib
 from decimal import Decimal
 
+from hpckg.claims import labels
 from hpckg.errors import UnknownNameError
 from hpckg.namespaces import ID, PREFIXES, hpc
 from hpckg.page.claims import (
-    BASIS_DERIVED,
     Claim,
     Formatter,
     Ontology,
     format_number,
     iri_list,
-    labels,
     read_claims,
     select,
     source_link,
@@ -33,6 +32,7 @@ from hpckg.page.model import (
     SystemPage,
     TimelineEvent,
 )
+from hpckg.terms import BASIS_DERIVED
 
 # The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
 # model FLOPs utilisation) are listed only when claimed. Labels and units come from the ontology.

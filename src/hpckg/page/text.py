@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from hpckg.namespaces import VOCAB
 from hpckg.page.model import ABSENT, ComponentRow, Figure, Link, Row, SourceCheckRow, SystemPage, Tier
+from hpckg.terms import BASIS_DERIVED, TIER_LEAD
 
-BASIS_DERIVED = VOCAB + "basis/derived"
-TIER_LEAD = VOCAB + "tier/lead"
 DOES_NOT_NAME = VOCAB + "check-result/does-not-name-system"
 BREADCRUMB = ("Supercomputers", "Systems")
 PERFORMANCE_NOTE = (
@@ -117,11 +116,6 @@ def row_tier_text(row: ComponentRow) -> str:
     if row.lead:
         return lead_text(row.tier, machine_generated=False)
     return row.tier.label
-
-
-def figure_value(figure: Figure) -> str:
-    """A figure's value with unit and, when it is derived, its basis."""
-    return figure.display
 
 
 def with_parent(link: Link | None, parent: Link | None) -> str:
