@@ -25,6 +25,8 @@ from hpckg.validate import validate as validate_graph  # build()'s `validate` fl
 
 Progress = Callable[[str], None]
 
+MAX_DATA_FILE_BYTES = 16_000_000
+
 
 @dataclass
 class BuildSummary:
@@ -56,7 +58,13 @@ def source_files(extra: Iterable[Path] = ()) -> list[Path]:
     here = project.current()
     files: list[Path] = []
     for folder in (here.ontology_dir, here.shapes_dir, *here.data):
-        files += sorted(folder.rglob("*.ttl"))
+        found = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".ttl" and not p.is_dir())
+        misnamed = [p for p in found if p.suffix != ".ttl"]
+        if misnamed:
+            # A build that skipped frontier.TTL would pass while `hpckg check` had reviewed the file.
+            raise InputError(f"{', '.join(map(str, misnamed))}: data files are named <slug>.ttl in lower case; "
+                             "rename the file so the build reads it")
+        files += found
     files += machinegraphs.all_files()
     for item in extra:
         item = Path(item)
@@ -72,9 +80,15 @@ def source_files(extra: Iterable[Path] = ()) -> list[Path]:
 def load_files(store: AnyStore, files: list[Path], progress: Progress | None = None) -> int:
     """Parse every file first (reporting all syntax errors at once), then load each into its named graph."""
     parsed, errors = [], []
+    here = project.current()
     for path in files:
+        machine = machinegraphs.is_machine_written(path)
+        in_project = Path(path).absolute().is_relative_to(here.root)
         try:
-            parsed.append((path, parse_file(path)))
+            # People's files are read only from inside the project and only up to a size no hand-written file
+            # reaches; machine-written graphs are hpckg's own output.
+            parsed.append((path, parse_file(path, limit=None if machine else MAX_DATA_FILE_BYTES,
+                                            inside=here.graphs if machine else here.root if in_project else None)))
         except RdfSyntaxError as error:
             errors.append(error)
     if errors:

@@ -2,6 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
+# C0 and C1 control characters (ESC starts terminal escape sequences) and Unicode format characters such as
+# the byte-order mark and bidirectional overrides: shown as escapes wherever text from a file is echoed.
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def printable(text: str) -> str:
+    """Text from a file made safe to print: control and invisible format characters as \\xNN / \\uNNNN."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)
+
+
+def one_line(text: str) -> str:
+    """The first line of a message, printable."""
+    lines = text.strip().splitlines()
+    return printable(lines[0]) if lines else ""
+
 
 class HpckgError(Exception):
     """Base class of every error hpckg reports to a user."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 ONTOLOGY = "https://w3id.org/hpckg/ontology#"
 BASE = "https://w3id.org/hpckg/"
 ID = BASE + "id/"
@@ -66,8 +68,9 @@ def entity(kind: str, slug: str) -> str:
 
 
 def graph_for(relative_path: str) -> str:
-    """The named graph a source file is loaded into: its path relative to the project root."""
-    return GRAPH + relative_path.replace("\\", "/")
+    """The named graph a source file is loaded into: its path relative to the project root, percent-encoded
+    where a file name holds characters an IRI may not (a space, braces)."""
+    return GRAPH + quote(relative_path.replace("\\", "/"), safe="/!$&'()*+,;=:@-._~")
 
 
 def sparql_prefixes() -> str:

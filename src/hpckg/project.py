@@ -31,11 +31,20 @@ are build inputs like the curated files and are rebuilt from their sources, so t
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hpckg.errors import InputError
+
+
+class FileRefused(InputError):
+    """A path that is not read: missing, a folder, a device or pipe, outside the project, or too large."""
+
+    def __init__(self, path: Path | str, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{path}: {reason}")
 
 ROOT_MARKER = Path("ontology") / "hpckg.ttl"
 CONFIG_FILE = "hpckg.toml"
@@ -213,3 +222,30 @@ def use(root: Path | str | None = None) -> Project:
     global _current
     _current = discover(explicit=root)
     return _current
+
+
+def read_file(path: Path, *, limit: int | None = None, inside: Path | None = None) -> bytes:
+    """The bytes of a regular file, read at most `limit` bytes far (a device such as /dev/zero reports size 0
+    to stat, so the limit holds while reading) and, with `inside`, only when the path resolves inside that
+    folder (a symlink out of the project is not followed)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileRefused(path, "no such file" + (" (a broken symlink)" if path.is_symlink() else ""))
+    if path.is_dir():
+        raise FileRefused(path, "is a folder, not a file")
+    resolved = path.resolve()
+    if not stat.S_ISREG(resolved.stat().st_mode):
+        raise FileRefused(path, f"not a regular file (it leads to {resolved}, a device, pipe or socket)")
+    if inside is not None and not resolved.is_relative_to(inside.resolve()):
+        raise FileRefused(path, f"points outside the project, to {resolved}; data files are read only from "
+                                f"inside {inside}")
+    try:
+        with resolved.open("rb") as file:
+            data = file.read() if limit is None else file.read(limit + 1)
+    except OSError as error:
+        raise FileRefused(path, f"cannot be read: {error.strerror}") from None
+    if limit is not None and len(data) > limit:
+        size = max(resolved.stat().st_size, len(data))
+        raise FileRefused(path, f"is {size / 1e6:.1f} MB, larger than the {limit / 1e6:g} MB hpckg reads from "
+                                "one such file")
+    return data

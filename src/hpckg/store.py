@@ -35,6 +35,8 @@ def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>"
     """Parse RDF completely, turning a syntax error into RdfSyntaxError with file:line:column."""
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if format.oxigraph == ox.RdfFormat.RDF_XML:
+        refuse_xml_dtd(data, path)
     try:
         return list(ox.parse(data, format=format.oxigraph, base_iri=base_iri))
     except SyntaxError as error:
@@ -47,15 +49,35 @@ def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>"
         raise RdfSyntaxError(path, None, None, str(error)) from None
 
 
-def parse_file(path: Path, *, format: RdfFormatInfo | None = None,
-               base_iri: str | None = None) -> list[ox.Quad]:
-    """Parse an RDF file from disk (format from its extension unless given)."""
+def refuse_xml_dtd(data: bytes, path: str) -> None:
+    """RDF/XML may declare entities in a DTD, which expand without bound (a 1 kB "billion laughs" file grew
+    to 11.8 GB): no RDF data needs one, so a document with a DTD is refused before any RDF parser sees it."""
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import fromstring
+
+    try:
+        fromstring(data, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException:
+        raise RdfSyntaxError(path, None, None, "RDF/XML with a DTD (<!DOCTYPE ...>) is refused: its entity "
+                             "declarations can expand without bound; remove the DTD and write the values out"
+                             ) from None
+    except SyntaxError as error:  # ParseError: not well-formed
+        line, column = getattr(error, "position", (None, None))
+        raise RdfSyntaxError(path, line, column, f"not well-formed XML: {error}") from None
+
+
+def parse_file(path: Path, *, format: RdfFormatInfo | None = None, base_iri: str | None = None,
+               limit: int | None = None, inside: Path | None = None) -> list[ox.Quad]:
+    """Parse an RDF file from disk (format from its extension unless given); see project.read_file for
+    `limit` and `inside`."""
+    from hpckg.project import FileRefused, read_file
+
     path = Path(path)
     fmt = format or rdf_format_for_path(path.name)
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise RdfSyntaxError(str(path), None, None, f"cannot read file: {error.strerror}") from None
+        data = read_file(path, limit=limit, inside=inside)
+    except FileRefused as error:
+        raise RdfSyntaxError(str(path), None, None, error.reason) from None
     return parse_rdf(data, format=fmt, path=str(path), base_iri=base_iri)
 
 

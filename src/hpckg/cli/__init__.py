@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 
 from hpckg import __version__
-from hpckg.errors import HpckgError
+from hpckg.errors import HpckgError, one_line, printable
+
+# Exit codes: 0 success, 1 warnings only (check) or non-conformance (validate), 2 unusable input or a
+# failed build, 3 hpckg itself failed (a bug: never mistaken for success or for "warnings only").
+INTERNAL_ERROR = 3
 
 # name -> module under hpckg.cli that defines it
 COMMANDS: dict[str, str] = {
@@ -73,13 +78,27 @@ def main(argv: list[str] | None = None) -> int:
     except HpckgError as error:
         if args.debug:
             raise
-        print(f"hpckg {args.command}: error: {error}", file=sys.stderr)
-        return error.exit_code
+        return report_error(args, "input", str(error), error.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:  # noqa: BLE001 - a bug in hpckg: say so in one line, never as exit 0 or 1
+        if args.debug:
+            raise
+        reason = f"internal error: {type(error).__name__}: {one_line(str(error))}"
+        return report_error(args, "internal", reason + "; this is a bug in hpckg: run the same command with "
+                            "--debug for the traceback and report it", INTERNAL_ERROR)
+
+
+def report_error(args: argparse.Namespace, kind: str, message: str, status: int) -> int:
+    """The error on stderr (one line for internal errors), and as JSON on stdout under --format json."""
+    message = printable(message)
+    print(f"hpckg {args.command}: error: {message}", file=sys.stderr)
+    if getattr(args, "format", None) == "json":
+        print(json.dumps({"exit_code": status, "error": {"kind": kind, "message": message}}, indent=2))
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,13 @@ from pathlib import Path
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
-from hpckg.contribute.filecheck import ParsedFile, check_directives, check_terms, read_and_parse
+from hpckg.contribute.filecheck import (
+    ParsedFile,
+    check_directives,
+    check_file_name,
+    check_terms,
+    read_and_parse,
+)
 from hpckg.contribute.report import CheckReport
 from hpckg.namespaces import hpc
 from hpckg.store import Store
@@ -41,6 +47,7 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         if result is None:
             continue
         check_directives(result, report)
+        check_file_name(result, report)
         check_terms(result, report)
         _count_additions(result, report)
         if len(report.errors) == before:

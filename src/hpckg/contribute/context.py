@@ -15,7 +15,7 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
-from hpckg.claims import Claim, claim_from_triples
+from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
 from hpckg.contribute.filecheck import ParsedFile
 from hpckg.contribute.report import CheckReport
@@ -107,6 +107,11 @@ class GraphContext:
     def objects(self, subject: str, predicate: str) -> list[str]:
         return [row["o"].value for row in self.store.query(
             f"SELECT DISTINCT ?o WHERE {{ <{subject}> <{predicate}> ?o }}")]
+
+    def inputs_of(self, derived: str) -> list[str]:
+        """The claims a derived claim was derived from, directly or through other derived claims."""
+        return [row["i"].value for row in self.store.query(
+            f"SELECT DISTINCT ?i WHERE {{ {iri_ref(derived)} prov:wasDerivedFrom+ ?i }}")]
 
     def file_of(self, graph: str) -> str:
         if graph in self.graphs:
@@ -252,6 +257,18 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> No
     if outside and baseline_fn is not None:
         before = {_key(v) for v in baseline_fn()}
         relevant = [v for v in relevant if v.focus in defined or _key(v) not in before]
+    # A value can break a fact the build derives from it (a total over a site): the derived claim is in no
+    # file, so it is reported on the contribution's input it was derived from, when it is new with this file.
+    derived = [v for v in result.violations if v.focus not in mentioned and v.focus not in redefined]
+    if derived and baseline_fn is not None:
+        before = {_key(v) for v in baseline_fn()}
+        for v in (v for v in derived if _key(v) not in before):
+            inputs = [i for i in context.inputs_of(v.focus) if i in mentioned] or list(mentioned)
+            parsed = mentioned[inputs[0]]
+            report.add("shape-violation", f"{short(v.focus)}, which the build derives from {short(inputs[0])}: "
+                       f"[{v.rule}] {v.message}", fix="check the value this file gives; the derived fact "
+                       "breaks a rule once it is added", file=parsed.display, line=parsed.line_of_iri(inputs[0]),
+                       focus=v.focus, details={"rule": v.rule, "path": v.path, "value": v.value})
     for v in relevant:
         parsed = mentioned[v.focus]
         detail = [f"property {short(v.path)}" if v.path else "", f"value {short(v.value)}" if v.value else ""]

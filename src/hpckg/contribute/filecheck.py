@@ -13,15 +13,16 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
+from hpckg import paths, project
 from hpckg.claims import find_iri, shorten
 from hpckg.contribute.report import CheckReport
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
-from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, hpc
+from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, entity, hpc
+from hpckg.project import FileRefused, read_file
 from hpckg.store import parse_rdf
-from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, XSD
+from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
 
 # One system's file is a few tens of kilobytes; anything this big is not a hand-written contribution.
 MAX_BYTES = 2_000_000
@@ -29,8 +30,6 @@ TODO_NS = ID + "todo/"
 HPC_SLUG = hpc("slug")
 HPC_ABOUT = hpc("about")
 
-_PREFIX_RE = re.compile(r"(?:@prefix|(?<![\w@])PREFIX)\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
-_BASE_RE = re.compile(r"^\s*(?:@base|BASE)\s*<", re.IGNORECASE | re.MULTILINE)
 _TZ = r"(?:Z|[+-]\d{2}:\d{2})?"
 _LEXICAL = {
     "integer": r"[+-]?\d+", "int": r"[+-]?\d+", "long": r"[+-]?\d+",
@@ -55,6 +54,7 @@ class ParsedFile:
     text: str
     quads: list[ox.Quad]
     prefixes: dict[str, str] = field(default_factory=dict)
+    directives: Directives | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -84,25 +84,34 @@ def defined_terms() -> frozenset[str]:
 
 
 def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
-    """Stage one: the file is a Turtle file of sensible size, UTF-8, and parses. None when it does not."""
+    """Stage one: the path is a regular Turtle file of sensible size, UTF-8 without a BOM, and parses. None
+    when it does not (the problem is in the report)."""
     display = str(path)
     if path.suffix.lower() != ".ttl":
         report.add("not-turtle", f"{display} is not a .ttl file; contributions are Turtle",
                    fix="save the data as Turtle with a .ttl extension", file=display)
         return None
+    if path.suffix != ".ttl":
+        report.add("file-name", f"{display} ends in {path.suffix}; the build reads only files ending in .ttl, "
+                   "so this file would be reviewed here and then silently left out",
+                   fix=f"rename it to {path.stem}.ttl", file=display)
+        return None
+    here = project.current()
     try:
-        size = path.stat().st_size
-    except OSError as error:
-        report.add("syntax-error", f"cannot read {display}: {error.strerror}", file=display,
-                   fix="check the path")
+        # A symlink is followed only to a file inside the project.
+        data = read_file(path, limit=MAX_BYTES, inside=here.root if path.is_symlink() else None)
+    except FileRefused as error:
+        code = "file-too-large" if "larger than" in error.reason else "not-a-file"
+        fix = ("split the data into one file per system under data/ttl/systems/" if code == "file-too-large"
+               else "give the path of a Turtle file inside the project")
+        report.add(code, f"{display}: {error.reason}", fix=fix, file=display)
         return None
-    if size > MAX_BYTES:
-        report.add("file-too-large",
-                   f"{display} is {size / 1e6:.1f} MB; a contribution is one system's file "
-                   f"(limit {MAX_BYTES / 1e6:.0f} MB), so it was not parsed",
-                   fix="split the data into one file per system under data/ttl/systems/", file=display)
+    if data.startswith(b"\xef\xbb\xbf"):
+        report.add("byte-order-mark", "the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
+                   "some tools then show as an invisible first character", fix="save the file as UTF-8 "
+                   "without a BOM (in most editors: encoding 'UTF-8', not 'UTF-8 with BOM')", file=display,
+                   line=1, column=1)
         return None
-    data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -112,41 +121,112 @@ def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
                    fix="save the file as UTF-8", file=display, line=line, column=column)
         return None
     try:
-        quads = parse_rdf(data, format=rdf_format("ttl"), path=display)
+        quads, directives = parse_turtle(data, display)
     except RdfSyntaxError as error:
         code = "invalid-iri" if "Invalid IRI" in error.message else "syntax-error"
         fix = ("write spaces as %20 and remove control characters from the IRI; entity IRIs use slugs"
                if code == "invalid-iri" else "fix the Turtle at that position (a missing '.', ';' or quote?)")
         report.add(code, error.message, fix=fix, file=display, line=error.line, column=error.column)
         return None
-    parsed = ParsedFile(path=path, display=display, text=text, quads=quads)
+    parsed = ParsedFile(path=path, display=display, text=text, quads=quads, prefixes=dict(directives.prefixes),
+                        directives=directives)
+    if any(isinstance(q.subject, ox.Triple) or isinstance(q.object, ox.Triple) for q in quads):
+        report.add("triple-term", "an RDF 1.2 triple term << ... >> states a statement about a statement, "
+                   "which hpckg models as a claim with its own IRI", fix="write the fact as an hpc:Claim "
+                   "(see data/ttl/systems/kalos.ttl)", file=display, line=parsed.line_of_text("<<"))
+        return None
+    if not quads:
+        report.add("empty-file", f"{display} states nothing: it is empty or holds only comments and prefixes",
+                   fix="add the system's data (`hpckg new system` writes a skeleton), or drop the file",
+                   file=display, line=1)
+        return None
     return parsed
 
 
+@dataclass
+class Directives:
+    """What the parser, not a regular expression, says a file declared: its final prefixes, each prefix
+    that changed meaning after triples had used it, and its base IRI."""
+
+    prefixes: dict[str, str] = field(default_factory=dict)
+    redefined: list[tuple[str, str, str]] = field(default_factory=list)  # (prefix, first IRI, later IRI)
+    base_iri: str | None = None
+
+
+def parse_turtle(data: bytes, display: str) -> tuple[list[ox.Quad], Directives]:
+    """Parse Turtle, watching the parser's prefix map after every triple: a prefix whose namespace differs
+    from the one earlier triples were read with was redefined in between."""
+    directives = Directives()
+    seen: dict[str, str] = {}
+    quads: list[ox.Quad] = []
+    try:
+        parser = ox.parse(data, format=ox.RdfFormat.TURTLE)
+        for quad in parser:
+            quads.append(quad)
+            for name, iri in parser.prefixes.items():
+                if name in seen and seen[name] != iri:
+                    directives.redefined.append((name, seen[name], iri))
+                seen[name] = iri
+        directives.prefixes = dict(parser.prefixes)
+        directives.base_iri = parser.base_iri
+    except SyntaxError as error:
+        message = str(error)
+        if ": " in message and message.startswith("Parser error"):
+            message = message.split(": ", 1)[1]
+        raise RdfSyntaxError(display, error.lineno, error.offset, message) from None
+    except ValueError as error:
+        raise RdfSyntaxError(display, None, None, str(error)) from None
+    return quads, directives
+
+
+def _directive_line(parsed: ParsedFile, pattern: str) -> int | None:
+    """The line of a directive, for pointing at it (what it declares comes from the parser)."""
+    regex = re.compile(pattern, re.IGNORECASE)
+    for number, text in enumerate(parsed.lines, start=1):
+        if regex.search(text.split("#", 1)[0]):
+            return number
+    return None
+
+
 def check_directives(parsed: ParsedFile, report: CheckReport) -> None:
-    """@base, prefix redefinitions and owl:imports."""
-    for match in _BASE_RE.finditer(parsed.text):
-        line = parsed.text.count("\n", 0, match.start()) + 1
-        report.add("base-iri", "the file sets a base IRI, so relative IRIs like <kalos> silently become "
-                   "IRIs of the base's choosing", fix="remove @base and write full or prefixed IRIs",
-                   file=parsed.display, line=line)
-    for match in _PREFIX_RE.finditer(parsed.text):
-        name, iri = match.group(1) or "", match.group(2)
-        line = parsed.text.count("\n", 0, match.start()) + 1
-        if name in parsed.prefixes and parsed.prefixes[name] != iri:
-            report.add("prefix-redefined", f"prefix {name}: is declared again as <{iri}> (it was "
-                       f"<{parsed.prefixes[name]}>); later lines silently change meaning",
-                       fix=f"declare {name}: once", file=parsed.display, line=line)
-        elif name in PREFIXES and PREFIXES[name] != iri:
+    """@base, prefix redefinitions and hijacked project prefixes, and owl:imports."""
+    directives = parsed.directives
+    if directives.base_iri is not None:
+        report.add("base-iri", f"the file sets a base IRI <{directives.base_iri}>, so relative IRIs like <kalos> "
+                   "silently become IRIs of the base's choosing", fix="remove @base and write full or prefixed "
+                   "IRIs", file=parsed.display, line=_directive_line(parsed, r"@base\b|\bBASE\s*<"))
+    for name, first, later in directives.redefined:
+        report.add("prefix-redefined", f"prefix {name}: is declared again as <{later}> (it was <{first}>); "
+                   "later lines silently change meaning", fix=f"declare {name}: once", file=parsed.display,
+                   line=_directive_line(parsed, rf"(@prefix|\bPREFIX)\s+{re.escape(name)}:"))
+    for name, iri in directives.prefixes.items():
+        if name in PREFIXES and PREFIXES[name] != iri:
             report.add("prefix-redefined", f"prefix {name}: is bound to <{iri}>, but hpckg's {name}: is "
                        f"<{PREFIXES[name]}>", fix=f"use @prefix {name}: <{PREFIXES[name]}> .",
-                       file=parsed.display, line=line)
-        parsed.prefixes[name] = iri
+                       file=parsed.display, line=_directive_line(parsed, rf"(@prefix|\bPREFIX)\s+{re.escape(name)}:"))
     for quad in parsed.quads:
         if quad.predicate.value == OWL_IMPORTS:
             report.add("owl-imports", f"owl:imports {quad.object} is ignored: hpckg never fetches or loads "
                        "imports, only the files in the repository", fix="remove the owl:imports triple",
                        file=parsed.display, line=parsed.line_of_text("imports"), focus=str(quad.object.value))
+
+
+def check_file_name(parsed: ParsedFile, report: CheckReport) -> None:
+    """A file under a data folder's systems/ is named after the system it defines: <slug>.ttl."""
+    here = project.current()
+    folder = parsed.path.absolute().parent
+    if not any(folder == (data / "systems").absolute() for data in here.data):
+        return
+    slugs = sorted({q.object.value for q in parsed.quads if q.predicate.value == HPC_SLUG
+                    and (q.subject, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("System"))) in _typed(parsed)})
+    if slugs and parsed.path.name not in {f"{slug}.ttl" for slug in slugs}:
+        report.add("file-name", f"{parsed.display} defines {', '.join('sys:' + s for s in slugs)}, so its name "
+                   "must be the system's slug", fix=f"rename the file to {slugs[0]}.ttl", file=parsed.display,
+                   line=parsed.line_of_iri(entity("system", slugs[0])))
+
+
+def _typed(parsed: ParsedFile) -> set[tuple]:
+    return {(q.subject, q.predicate, q.object) for q in parsed.quads if q.predicate.value == RDF_TYPE}
 
 
 def check_terms(parsed: ParsedFile, report: CheckReport) -> None:

@@ -7,12 +7,18 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from hpckg.claims import shorten
+from hpckg.errors import printable
 
 ERROR = "error"
 WARNING = "warning"
 
 # Every problem code `hpckg check` reports, with its severity and what it means. CONTRIBUTING.md lists them.
 CODES: dict[str, tuple[str, str]] = {
+    "not-a-file": (ERROR, "the path is missing, a folder, or not a regular file inside the project"),
+    "file-name": (ERROR, "a data file's name is not <slug>.ttl (lowercase .ttl, a system file named after its slug)"),
+    "empty-file": (ERROR, "the file states nothing: it is empty or holds only comments and prefixes"),
+    "byte-order-mark": (ERROR, "the file starts with a byte-order mark (BOM)"),
+    "triple-term": (ERROR, "the file uses an RDF 1.2 triple term << ... >>, which the data model has no place for"),
     "file-too-large": (ERROR, "the file is larger than a one-system contribution can be"),
     "not-turtle": (ERROR, "the file is not a .ttl Turtle file"),
     "not-utf8": (ERROR, "the file is not valid UTF-8"),
@@ -100,7 +106,9 @@ class CheckReport:
     def add(self, code: str, message: str, **kwargs) -> Problem:
         if code not in CODES:
             raise ValueError(f"unknown problem code {code!r}")
-        problem = Problem(code, message, **kwargs)
+        # Messages quote the file; its control characters must not reach a terminal or a review raw.
+        kwargs = {key: printable(value) if isinstance(value, str) else value for key, value in kwargs.items()}
+        problem = Problem(code, printable(message), **kwargs)
         self.problems.append(problem)
         return problem
 
