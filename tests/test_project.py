@@ -77,9 +77,9 @@ def test_root_option_and_environment_choose_another_project(tmp_path):
     # A change only the other project has: one more system than this checkout.
     here = run_hpckg("build", "--memory", "--no-validate", "--quiet")
     systems_here = int(re.search(r"^systems: (\d+)$", text(here)[0], re.M).group(1))
-    shutil.copy(other / KALOS, other / "data/ttl/systems/kalos-copy.ttl")
-    text_ = (other / "data/ttl/systems/kalos-copy.ttl").read_text(encoding="utf-8")
-    (other / "data/ttl/systems/kalos-copy.ttl").write_text(
+    shutil.copy(other / KALOS, other / "data/ttl/systems/kalosb.ttl")
+    text_ = (other / "data/ttl/systems/kalosb.ttl").read_text(encoding="utf-8")
+    (other / "data/ttl/systems/kalosb.ttl").write_text(
         text_.replace("sys:kalos ", "sys:kalosb ").replace('hpc:slug "kalos"', 'hpc:slug "kalosb"')
         .replace("claim:kalos-", "claim:kalosb-").replace("cmp:kalos-", "cmp:kalosb-")
         .replace("chg:kalos-", "chg:kalosb-").replace("chk:kalos-", "chk:kalosb-"), encoding="utf-8")

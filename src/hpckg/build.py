@@ -149,9 +149,17 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
 
 def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:
     """Load everything and materialise derived facts into an empty store (no validation)."""
+    from hpckg.contribute import datafiles
+
     files = source_files(extra)
-    summary = BuildSummary(location=store.location, root=project.current().describe(), files=len(files),
+    here = project.current()
+    summary = BuildSummary(location=store.location, root=here.describe(), files=len(files),
                            machine_graphs=sum(map(machinegraphs.is_machine_written, files)))
+    # What people wrote (the data folders and extra Turtle files) obeys the same rules as in `hpckg check`.
+    terms = (here.ontology_dir.resolve(), here.shapes_dir.resolve())
+    people = [f for f in files if f.suffix == ".ttl" and not machinegraphs.is_machine_written(f)
+              and not f.resolve().parent.is_relative_to(terms[0]) and not f.resolve().parent.is_relative_to(terms[1])]
+    datafiles.enforce(people)
     load_files(store, files, progress)
     summary.derived = materialise(store, progress)
     return summarise(store, summary)

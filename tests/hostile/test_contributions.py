@@ -248,3 +248,38 @@ def test_the_contributors_workflow_fails_only_on_errors(tmp_path, corpus_file, s
                                capture_output=True, text=True, timeout=300, check=False)
     assert completed.returncode == status, completed.stdout + completed.stderr
     assert "hpckg check" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+LAUNDERING = {
+    "plain-triple": "sys:kalos hpc:operator orgn:bytedance .",
+    "relabelled-tier": 'tier:lead skos:prefLabel "verified"@en .',
+    "new-class": 'ex:Gadget a owl:Class ; rdfs:label "gadget" .',
+    "triple-term": "sys:kalos hpc:read << sys:kalos hpc:operator orgn:bytedance >> .",
+}
+HEAD = """@prefix hpc: <https://w3id.org/hpckg/ontology#> .
+@prefix sys: <https://w3id.org/hpckg/id/system/> .
+@prefix orgn: <https://w3id.org/hpckg/id/org/> .
+@prefix tier: <https://w3id.org/hpckg/vocab/tier/> .
+@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix ex: <http://example.org/> .
+"""
+
+
+@pytest.mark.parametrize("case", sorted(LAUNDERING))
+def test_build_and_validate_apply_the_rules_for_what_a_data_file_may_state(project, case):
+    path = project / "data" / "ttl" / "notes.ttl"
+    path.write_text(HEAD + LAUNDERING[case] + "\n", encoding="utf-8")
+    for command in (("build", "--quiet", "--store", str(project / "store")), ("validate",)):
+        completed = run_hpckg(*command, cwd=project)
+        out, err = text(completed)
+        assert completed.returncode == 2, (command, out, err)
+        assert "notes.ttl:9" in out + err, out + err
+        assert "Traceback" not in err
+    assert not (project / "store").exists()
+    # The same line given to `hpckg validate` as an extra file, from outside the data folders.
+    extra = project / "extra.ttl"
+    path.rename(extra)
+    completed = run_hpckg("validate", str(extra), cwd=project)
+    assert completed.returncode == 2

@@ -28,6 +28,15 @@ from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
 MAX_BYTES = 2_000_000
 TODO_NS = ID + "todo/"
 HPC_SLUG = hpc("slug")
+_OWL, _RDFS, _SKOS = PREFIXES["owl"], PREFIXES["rdfs"], PREFIXES["skos"]
+# What only the ontology may state: that something is a class, a property or a concept, and its place.
+TERM_CLASSES = frozenset({_OWL + "Class", _RDFS + "Class", PREFIXES["rdf"] + "Property", _OWL + "ObjectProperty",
+                          _OWL + "DatatypeProperty", _OWL + "AnnotationProperty", _SKOS + "Concept",
+                          _SKOS + "ConceptScheme", hpc("ClaimProperty"), hpc("PerformanceProperty"),
+                          hpc("ComponentProperty"), hpc("TimelineProperty"), hpc("LineageProperty"),
+                          hpc("DatacenterMetricProperty")})
+TERM_PREDICATES = frozenset({_RDFS + "subClassOf", _RDFS + "subPropertyOf", _RDFS + "domain", _RDFS + "range",
+                             _OWL + "equivalentClass", _OWL + "equivalentProperty", _SKOS + "inScheme"})
 HPC_ABOUT = hpc("about")
 
 _TZ = r"(?:Z|[+-]\d{2}:\d{2})?"
@@ -251,6 +260,16 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                    "an IRI so others can refer to it and `hpckg diff` can follow it",
                    fix="give the node an IRI such as claim:<entity-slug>-<property>",
                    file=parsed.display, line=_first_code_line(parsed, "[") or _first_code_line(parsed, "_:"))
+    declared = [q for q in parsed.quads if q.predicate.value in TERM_PREDICATES
+                or (q.predicate.value == RDF_TYPE and q.object.value in TERM_CLASSES)]
+    for quad in declared:
+        if once("declares-term", quad.subject.value):
+            statement = f"{shorten(quad.predicate.value)} {shorten(quad.object.value)}"
+            report.add("declares-term", f"{shorten(quad.subject.value)} is declared as a term ({statement}); "
+                       "classes, properties and concepts are defined once, in ontology/",
+                       fix="use a term the ontology defines, or propose the new term in a separate change to "
+                           "ontology/hpckg.ttl or ontology/vocabularies.ttl",
+                       file=parsed.display, line=parsed.line_of_iri(quad.subject.value), focus=quad.subject.value)
     slugs = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == HPC_SLUG}
     abouts = {q.subject.value: q.object.value for q in parsed.quads
               if q.predicate.value == HPC_ABOUT and isinstance(q.object, ox.NamedNode)}
