@@ -8,9 +8,12 @@ transliterating accents, writing "&" as "and" and joining the remaining words wi
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import unicodedata
 from collections.abc import Hashable, Iterable
+from importlib.resources import files
 from typing import Generic, TypeVar
 
 from hpckg.errors import InputError
@@ -31,6 +34,27 @@ def ascii_fold(text: str) -> str:
     """Text without accents: 'Jülich' -> 'Julich' (characters with no ASCII form are dropped)."""
     decomposed = unicodedata.normalize("NFKD", text)
     return decomposed.encode("ascii", "ignore").decode("ascii")
+
+
+@functools.cache
+def _confusable_ascii() -> dict[str, str]:
+    """Each non-ASCII character that Unicode's confusables data (UTS #39, as packaged by
+    confusable-homoglyphs) says looks like an ASCII letter or digit, mapped to that ASCII character."""
+    data = json.loads(files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+    table: dict[str, str] = {}
+    for char, glyphs in data.items():
+        if len(char) == 1 and not char.isascii():
+            look_alikes = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()]
+            if look_alikes:
+                table[char] = sorted(look_alikes, key=lambda c: (not c.isalpha(), c))[0]
+    return table
+
+
+def skeleton(text: str) -> str:
+    """The text as it looks: each character confusable with an ASCII letter or digit replaced by it
+    ('Sеrеn' with Cyrillic е -> 'Seren'), after decomposing accents, as UTS #39's skeleton does."""
+    table = _confusable_ascii()
+    return "".join(table.get(char, char) for char in unicodedata.normalize("NFD", text))
 
 
 def strip_qualifier(name: str) -> str:
@@ -56,8 +80,9 @@ def is_slug(text: str) -> bool:
 
 
 def name_key(name: str) -> str:
-    """A name with case, accents, punctuation and spaces removed: 'Kalos!' and 'kalos' share a key."""
-    return re.sub(r"[^a-z0-9]", "", ascii_fold(name).casefold())
+    """A name with case, accents, punctuation, spaces and look-alike letters removed: 'Kalos!', 'kalos' and
+    'Каlos' (Cyrillic К and а) share a key."""
+    return re.sub(r"[^a-z0-9]", "", ascii_fold(skeleton(name)).casefold())
 
 
 def name_keys(name: str) -> set[str]:

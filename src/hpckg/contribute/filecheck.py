@@ -28,6 +28,8 @@ from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
 MAX_BYTES = 2_000_000
 TODO_NS = ID + "todo/"
 HPC_SLUG = hpc("slug")
+# The IRI schemes a data file may use: web addresses and documented identifier schemes.
+SAFE_SCHEMES = frozenset({"http", "https", "doi", "urn", "mailto"})
 _OWL, _RDFS, _SKOS = PREFIXES["owl"], PREFIXES["rdfs"], PREFIXES["skos"]
 # What only the ontology may state: that something is a class, a property or a concept, and its place.
 TERM_CLASSES = frozenset({_OWL + "Class", _RDFS + "Class", PREFIXES["rdf"] + "Property", _OWL + "ObjectProperty",
@@ -280,7 +282,14 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                 _check_literal(term, parsed, report, once)
             elif isinstance(term, ox.NamedNode):
                 iri = term.value
-                if iri.startswith(TODO_NS):
+                scheme = iri.split(":", 1)[0].lower()
+                if scheme not in SAFE_SCHEMES:
+                    if once("unsafe-url", iri):
+                        report.add("unsafe-url", f"<{iri[:80]}> uses the {scheme}: scheme; pages link to source "
+                                   "URLs, and a javascript:, data: or file: link runs or reads something in the "
+                                   "reader's browser", fix="cite an http(s) URL (or a doi: identifier)",
+                                   file=parsed.display, line=parsed.line_of_text(iri[:40]), focus=iri)
+                elif iri.startswith(TODO_NS):
                     if once("placeholder", iri):
                         report.add("placeholder", f"placeholder todo:{iri[len(TODO_NS):]} is still there",
                                    fix="replace it with a real IRI", file=parsed.display,

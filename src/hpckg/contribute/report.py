@@ -30,6 +30,7 @@ CODES: dict[str, tuple[str, str]] = {
     "rdf-list": (ERROR, "the file uses RDF collections ( ... ), which the data model has no place for"),
     "blank-node": (ERROR, "a blank node where the data model needs an IRI"),
     "ill-typed-literal": (ERROR, "a literal does not match its datatype (text typed as an integer)"),
+    "unsafe-url": (ERROR, "an IRI uses a scheme other than http(s), doi:, urn: or mailto: (javascript:, data:, file:)"),
     "declares-term": (ERROR, "a data file declares a class, property or concept, which only ontology/ may do"),
     "unknown-term": (ERROR, "a term in the hpckg ontology or vocabulary namespaces that they do not define"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),
