@@ -283,3 +283,72 @@ def test_build_and_validate_apply_the_rules_for_what_a_data_file_may_state(proje
     path.rename(extra)
     completed = run_hpckg("validate", str(extra), cwd=project)
     assert completed.returncode == 2
+
+
+@pytest.fixture
+def repository(project) -> Path:
+    """The project copy as a git repository with one commit on main."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("-c", "user.name=t", "-c", "user.email=t@example.org", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "base")
+    return project
+
+
+KALOS = "data/ttl/systems/kalos.ttl"
+OPERATOR = "hpc:property hpc:operator ; hpc:value orgn:shanghai-ai-lab ;"
+
+
+def test_editing_a_claim_in_place_is_refused(repository):
+    path = repository / KALOS
+    path.write_text(path.read_text(encoding="utf-8").replace(OPERATOR, OPERATOR.replace(
+        "orgn:shanghai-ai-lab", "orgn:bytedance"), 1), encoding="utf-8")
+    status, report, _ = check(KALOS, cwd=repository)
+    assert status == 2
+    assert {"claim-edited", "missing-change-entry"} <= codes(report)
+    [edited] = [p for p in report["problems"] if p["code"] == "claim-edited"]
+    assert edited["focus"].endswith("claim/kalos-operator") and edited["line"] == 37
+
+
+def test_deleting_a_claim_is_refused(repository):
+    path = repository / KALOS
+    text_ = path.read_text(encoding="utf-8")
+    start = text_.index("claim:kalos-operator a hpc:Claim")
+    end = text_.index("\n\n", start)
+    path.write_text(text_[:start] + text_[end + 2:], encoding="utf-8")
+    status, report, _ = check(KALOS, cwd=repository)
+    assert status == 2
+    assert "claim-removed" in codes(report)
+
+
+def test_a_correction_as_a_new_claim_with_the_old_one_deprecated_passes(repository):
+    path = repository / KALOS
+    text_ = path.read_text(encoding="utf-8")
+    old_rank = "hpc:basis basis:operator-stated ; hpc:rank rank:preferred ;\n    prov:hadPrimarySource src:arxiv-2403"
+    assert old_rank in text_
+    new_rank = ("hpc:basis basis:operator-stated ; hpc:rank rank:deprecated ;\n"
+                "    hpc:supersededBy claim:kalos-operator-2026 ;\n    prov:hadPrimarySource src:arxiv-2403")
+    text_ = text_.replace(old_rank, new_rank, 1)
+    text_ += """
+claim:kalos-operator-2026 a hpc:Claim ;
+    hpc:about sys:kalos ; hpc:property hpc:operator ; hpc:value orgn:shanghai-ai-lab ;
+    hpc:tier tier:reported ; hpc:basis basis:operator-stated ; hpc:rank rank:preferred ;
+    prov:hadPrimarySource src:arxiv-2403-07648 ; hpc:asOf "2024-03"^^xsd:gYearMonth .
+
+chg:kalos-2026-11-30 a hpc:ChangeEntry ;
+    hpc:changedEntity sys:kalos ;
+    dcterms:date "2026-11-30"^^xsd:date ;
+    rdfs:comment "Operator claim restated from the paper's second version"@en .
+"""
+    path.write_text(text_, encoding="utf-8")
+    status, report, _ = check(KALOS, cwd=repository)
+    assert not {"claim-edited", "claim-removed", "missing-change-entry"} & codes(report), report
+    # Against the base revision given explicitly, and a base that does not exist.
+    status, report, _ = check("--base", "main", KALOS, cwd=repository)
+    assert not {"claim-edited", "claim-removed"} & codes(report)
+    completed = run_hpckg("check", "--base", "no-such-rev", KALOS, cwd=repository)
+    assert completed.returncode == 2 and "--base no-such-rev" in text(completed)[1]

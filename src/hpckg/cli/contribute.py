@@ -29,6 +29,7 @@ examples:
   hpckg check data/ttl/systems/frontier.ttl
   hpckg check --format json data/ttl/systems/*.ttl
   hpckg check --store .hpckg/store my-system.ttl     compare against a built store instead of data/ttl/
+  hpckg check --base origin/main data/ttl/systems/kalos.ttl   edits to an existing file, against a revision
 """
 
 DIFF_HELP = """\
@@ -64,6 +65,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("files", nargs="+", type=Path, metavar="FILE", help="Turtle files to check")
     check.add_argument("--format", choices=["text", "json"], default="text",
                        help="text (Markdown review, the default) or json (for bots)")
+    check.add_argument("--base", default=None, metavar="REV",
+                       help="compare files that already exist with this git revision: edited or removed claims "
+                            "are errors (default: the merge base of HEAD with the main branch)")
     check.add_argument("--store", type=Path, default=None, metavar="PATH",
                        help="read the curated graph from a built store (opened read-only) instead of data/ttl/")
     check.set_defaults(handler=cmd_check)
@@ -93,7 +97,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.store is not None:
         require_built(args.store)
-    report = check_files(args.files, store_path=args.store)
+    report = check_files(args.files, store_path=args.store, base=args.base)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code
 

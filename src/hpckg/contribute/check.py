@@ -14,6 +14,7 @@ from pathlib import Path
 from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
+from hpckg.contribute.edits import check_edits
 from hpckg.contribute.filecheck import (
     ParsedFile,
     check_directives,
@@ -36,8 +37,10 @@ KINDS = {  # rdf:type -> the heading `hpckg check` counts additions under
 _baseline_cache: dict[tuple, list[Violation]] = {}
 
 
-def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = None) -> CheckReport:
-    """Check contribution files; the report's exit_code is 0 clean, 1 warnings only, 2 errors."""
+def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = None,
+                base: str | None = None) -> CheckReport:
+    """Check contribution files; the report's exit_code is 0 clean, 1 warnings only, 2 errors. Files that
+    exist at the base revision (see contribute.edits) are also checked for edited and removed claims."""
     files = [Path(f) for f in files]
     report = CheckReport(files=[str(f) for f in files])
     parsed: list[ParsedFile] = []
@@ -52,6 +55,7 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         _count_additions(result, report)
         if len(report.errors) == before:
             parsed.append(result)
+    check_edits(parsed, report, base=base)
     if report.errors:
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
