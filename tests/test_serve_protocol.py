@@ -6,11 +6,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import socket
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 import rdflib
@@ -31,6 +35,7 @@ from SPARQLWrapper import (
 )
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed
 
+import hpckg.serve.app as app_module
 from serve_live import serve_store, start_server
 
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
@@ -292,3 +297,82 @@ def test_results_xml_is_well_formed_sparql_xml(server):
                       headers={"Accept": "application/sparql-results+xml"})
     root = ET.fromstring(body)
     assert root.tag == "{http://www.w3.org/2005/sparql-results#}sparql"
+
+
+# ---- malformed and chunked requests over a raw socket -------------------------------------------------
+
+def raw(server, request: bytes, *, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes to the server as they are and read one response: (status, headers, body). Fails if the
+    server does not answer within `timeout` seconds (a hung request holds a server thread)."""
+    parsed = urllib.parse.urlsplit(server.url)
+    with socket.create_connection((parsed.hostname, parsed.port), timeout=timeout) as sock:
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server may answer and stop reading before the whole request is sent
+        data = b""
+        deadline = time.monotonic() + timeout
+        while b"\r\n\r\n" not in data or not _complete(data):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no complete answer within {timeout} s: {data[:300]!r}")
+            try:
+                chunk = sock.recv(65536)
+            except TimeoutError:
+                raise AssertionError(f"no answer within {timeout} s: {data[:300]!r}") from None
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head, "the server closed the connection without an answer"
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+def _complete(data: bytes) -> bool:
+    head, _, body = data.partition(b"\r\n\r\n")
+    match = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    return match is not None and len(body) >= int(match.group(1))
+
+
+def _post(headers: str, body: bytes = b"") -> bytes:
+    return (f"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/sparql-query\r\n"
+            f"Accept: application/sparql-results+json\r\nConnection: close\r\n{headers}\r\n").encode() + body
+
+
+def _chunked(body: bytes, size: int = 1000) -> bytes:
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size]) for i in range(0, len(body), size))
+    return chunks + b"0\r\n\r\n"
+
+
+def test_content_length_that_is_not_a_number_is_a_clean_400(server):
+    status, headers, body = raw(server, _post("Content-Length: abc\r\n", b"ASK {}"))
+    assert status == 400
+    assert b"ValueError" not in body and b"invalid literal" not in body and b"Traceback" not in body
+    if headers.get("content-type", "").startswith("application/json"):
+        assert json.loads(body)["error"]["status"] == 400
+
+
+def test_negative_content_length_is_answered_promptly(server):
+    status, _, body = raw(server, _post("Content-Length: -1\r\n", b"ASK {}"), timeout=5)
+    assert 400 <= status < 500, (status, body)
+
+
+def test_chunked_post_runs_the_query(server):
+    query = f"ASK {{ <{KALOS}> a hpc:System }}".encode()
+    status, _, body = raw(server, _post("Transfer-Encoding: chunked\r\n", _chunked(query, 7)))
+    assert status == 200, body
+    assert json.loads(body)["boolean"] is True
+
+
+def test_chunked_body_over_the_limit_is_413(server):
+    query = b"ASK {} #" + b"x" * (1 << 20)
+    status, _, body = raw(server, _post("Transfer-Encoding: chunked\r\n", _chunked(query, 65536)))
+    assert status == 413 and json.loads(body)["error"]["code"] == "too-large"
+
+
+def test_the_server_uses_no_private_attributes_of_the_standard_library():
+    source = (Path(app_module.__file__)).read_text(encoding="utf-8")
+    assert "_headers_buffer" not in source and "http.server" not in source
