@@ -347,17 +347,17 @@ def _chunked(body: bytes, size: int = 1000) -> bytes:
     return chunks + b"0\r\n\r\n"
 
 
-def test_content_length_that_is_not_a_number_is_a_clean_400(server):
-    status, headers, body = raw(server, _post("Content-Length: abc\r\n", b"ASK {}"))
-    assert status == 400
+@pytest.mark.parametrize("length", ["abc", "-1", "1, 2"])
+def test_malformed_content_length_is_refused_promptly_with_400(server, length):
+    # uvicorn's HTTP parser refuses these before the application sees them: a plain-text 400 and a closed
+    # connection, at once. (The http.server handler answered "abc" with 500 and Python's ValueError text,
+    # and hung on "-1", holding a thread.)
+    status, headers, body = raw(server, _post(f"Content-Length: {length}\r\n", b"ASK {}"), timeout=5)
+    assert status == 400, body
+    assert headers.get("connection") == "close"
     assert b"ValueError" not in body and b"invalid literal" not in body and b"Traceback" not in body
     if headers.get("content-type", "").startswith("application/json"):
         assert json.loads(body)["error"]["status"] == 400
-
-
-def test_negative_content_length_is_answered_promptly(server):
-    status, _, body = raw(server, _post("Content-Length: -1\r\n", b"ASK {}"), timeout=5)
-    assert 400 <= status < 500, (status, body)
 
 
 def test_chunked_post_runs_the_query(server):
