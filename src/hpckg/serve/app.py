@@ -26,7 +26,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,9 +137,11 @@ class Service:
         self.store = Store(settings.store_path, read_only=not writable)
         try:
             self.views = Views(self.store, settings.base_iri)
-            self.stats = statistics(self.store)
             self.pool = WorkerPool(settings.store_path, size=settings.workers)
+            self.stats = statistics(self.store)
         except BaseException:
+            if hasattr(self, "pool"):
+                self.pool.close()
             self._close_store()
             raise
         self.limiter = RateLimiter(settings.rate_limit)
@@ -178,12 +180,31 @@ class Service:
                             "--allow-service")
 
     def run(self, client: str, job: Job):
-        """Run a query job for a client under the rate limit, the time limit and the result cap."""
+        """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
         self.check(client, job.query)
         job.max_results = self.settings.max_results
         started = time.monotonic()
-        try:
+        with self.answering(client, job, started):
             answer = self.pool.run(job, timeout=self.settings.timeout)
+        return self.checked(answer)
+
+    async def run_async(self, client: str, job: Job):
+        """run() for the event loop: on an idle worker directly, else waiting for one in a thread."""
+        self.check(client, job.query)
+        job.max_results = self.settings.max_results
+        started = time.monotonic()
+        with self.answering(client, job, started):
+            answer = await self.pool.run_async(job, timeout=self.settings.timeout)
+            if answer is None:
+                remaining = max(0.01, self.settings.timeout - (time.monotonic() - started))
+                answer = await run_in_threadpool(self.pool.run, job, timeout=remaining)
+        return self.checked(answer)
+
+    @contextmanager
+    def answering(self, client: str, job: Job, started: float):
+        """Turn the pool's failures into HTTP errors and charge the client's query time."""
+        try:
+            yield
         except QueryTimeout as error:
             logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
             raise HttpError(503, "timeout", str(error), headers={"Retry-After": "1"}) from None
@@ -194,6 +215,9 @@ class Service:
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
             self.limiter.charge(client, time.monotonic() - started)
+
+    @staticmethod
+    def checked(answer):
         if answer.status != 200:
             raise HttpError(answer.status, answer.code, answer.message, extra=position(answer.message))
         return answer
@@ -338,7 +362,7 @@ class Routes:
             results, rdf = negotiate(accept, fmt)
             job = Job(query, results.name, rdf.name, tuple(query_request.default_graphs),
                       tuple(query_request.named_graphs))
-            answer = await run_in_threadpool(service.run, client_of(request), job)
+            answer = await service.run_async(client_of(request), job)
             return respond(200, answer.body, answer.media_type)
         except HttpError:
             raise

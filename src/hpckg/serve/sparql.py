@@ -53,6 +53,20 @@ def query_form(text: str) -> str | None:
     return match.group(1).upper() if match else None
 
 
+_PREFIX_NAME = re.compile(r"([^\W\d_][\w.\-]*):")
+
+
+def used_prefixes(text: str, prefixes: dict[str, str]) -> dict[str, str]:
+    """The entries of `prefixes` whose names a query uses in prefixed names (outside strings, IRIs and
+    comments). Over-inclusion is harmless; a query that uses none gets an empty dict. Oxigraph parses every
+    prefix it is given on every query, so passing only these keeps cheap queries cheap."""
+    blanked = _blank_opaque(text)
+    if ":" not in blanked:
+        return {}
+    names = set(_PREFIX_NAME.findall(blanked)) | {""}  # "" for the empty prefix, as in :name
+    return {name: iri for name, iri in prefixes.items() if name in names}
+
+
 def is_update(text: str) -> bool:
     return query_form(text) in UPDATE_FORMS
 

@@ -8,8 +8,10 @@ iterating: at most max_results rows or triples are read, one more means the quer
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import multiprocessing.connection
+import os
 import queue
 import threading
 import time
@@ -20,7 +22,7 @@ import pyoxigraph as ox
 
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
-from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json
+from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
 
 
 @dataclass
@@ -64,7 +66,10 @@ class WorkerFailed(Exception):
 
 def run_job(store: ox.Store, job: Job) -> Answer:
     """Evaluate one job against a store (runs inside a worker process)."""
-    kwargs: dict = {"prefixes": PREFIXES}
+    kwargs: dict = {}
+    prefixes = used_prefixes(job.query, PREFIXES)
+    if prefixes:
+        kwargs["prefixes"] = prefixes
     if job.default_graphs:
         kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
     else:
@@ -109,7 +114,7 @@ def _too_many(limit: int, what: str) -> Answer:
 
 def worker_main(conn: multiprocessing.connection.Connection, store_path: str) -> None:
     """A worker process: open the store read-only, then answer jobs until the pipe closes."""
-    store = ox.Store.read_only(store_path)
+    store = reopen(store_path)  # a writable server store may be compacting while the workers start
     generation = 0
     conn.send("ready")
     while True:
@@ -217,6 +222,43 @@ class WorkerPool:
         except (EOFError, OSError) as error:
             self._replace(worker)
             raise WorkerFailed(f"the query worker died: {error}") from None
+        self._idle.put(worker)
+        answer.seconds = time.monotonic() - start
+        return answer
+
+    async def run_async(self, job: Job, *, timeout: float) -> Answer | None:
+        """Run a job on an idle worker without blocking the event loop: the answer is awaited as the
+        worker's pipe turning readable, so no thread is involved. None when every worker is busy; the
+        caller then waits for one with `run` in a thread."""
+        try:
+            worker = self._idle.get_nowait()
+        except queue.Empty:
+            return None
+        start = time.monotonic()
+        job.generation = self.generation
+        loop = asyncio.get_running_loop()
+        readable = loop.create_future()
+        fd = worker.conn.fileno()
+        try:
+            worker.conn.send(job)
+            loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+            try:
+                await asyncio.wait_for(readable, timeout)
+            finally:
+                loop.remove_reader(fd)
+                os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs a blocking pipe
+            # The worker sends its whole answer at once, serialized before sending: reading it is copying.
+            answer: Answer = worker.conn.recv()
+        except TimeoutError:
+            self._replace(worker)
+            raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
+                               "stopped; narrow it (more specific patterns, a LIMIT) and try again") from None
+        except (EOFError, OSError) as error:
+            self._replace(worker)
+            raise WorkerFailed(f"the query worker died: {error}") from None
+        except BaseException:  # cancelled (shutdown): the worker may still be busy with the job
+            self._replace(worker)
+            raise
         self._idle.put(worker)
         answer.seconds = time.monotonic() - start
         return answer
