@@ -16,6 +16,7 @@ import rdflib
 
 import hpckg.serve.app as app_module
 from hpckg.serve import urls
+from hpckg.serve.sparql import deterministic
 from serve_live import in_process, serve_store
 
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
@@ -253,3 +254,30 @@ def test_the_server_uses_no_private_attributes_of_the_standard_library():
     # The http.server handler wrote headers and body through BaseHTTPRequestHandler._headers_buffer.
     source = Path(app_module.__file__).read_text(encoding="utf-8")
     assert "_headers_buffer" not in source and "http.server" not in source
+
+
+def test_a_repeated_query_is_answered_from_the_cache_and_a_volatile_one_never(web):
+    cache = web.app.state.service.cache
+    query = urls.sparql(f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # cache test")
+    hits = cache.hits
+    first, again = web.get(query, headers=JSON_RESULTS), web.get(query, headers=JSON_RESULTS)
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert cache.hits == hits + 1
+    assert web.get(query, headers={"Accept": "text/csv"}).headers["Content-Type"].startswith("text/csv")
+    assert cache.hits == hits + 1  # another format is another answer
+    for volatile in ("SELECT (NOW() AS ?t) WHERE {}", "SELECT (rand() AS ?r) WHERE {}",
+                     "SELECT (STRUUID() AS ?u) WHERE {}", "SELECT (BNODE() AS ?b) WHERE {}"):
+        for _ in range(2):
+            assert web.get(urls.sparql(volatile), headers=JSON_RESULTS).status_code == 200
+    assert cache.hits == hits + 1
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("SELECT * WHERE { ?s ?p ?o }", True),
+    ('SELECT ?now ?rand WHERE { ?now <http://x/NOW> "RAND()" } # UUID()', True),
+    ("SELECT (NOW() AS ?t) {}", False),
+    ("SELECT (uuid() AS ?t) {}", False),
+    ("SELECT * { SERVICE <http://x/sparql> { ?s ?p ?o } }", False),
+])
+def test_deterministic(query, expected):
+    assert deterministic(query) is expected

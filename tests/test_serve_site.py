@@ -8,6 +8,8 @@ import html
 import json
 import re
 import shutil
+import subprocess
+import sys
 import urllib.parse
 
 import pytest
@@ -214,6 +216,15 @@ def test_serve_help_documents_every_option_and_an_example():
 
     out = run_hpckg("serve", "--help").stdout.decode()
     for option in ("--store", "--host", "--port", "--timeout", "--max-results", "--allow-update-token",
-                   "--allow-service", "--workers", "--rate-limit", "--base-iri"):
+                   "--allow-service", "--workers", "--rate-limit", "--answer-cache", "--base-iri", "--verbose",
+                   "--log-level"):
         assert option in out
     assert "examples:" in out and "hpckg serve" in out
+
+
+def test_hpckg_help_does_not_import_the_web_stack():
+    code = ("import sys\nfrom hpckg.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn')))")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip().splitlines()[-1] == "[]"

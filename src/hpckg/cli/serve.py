@@ -50,6 +50,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="query worker processes (default: CPUs, 2 to 4)")
     parser.add_argument("--rate-limit", type=float, default=60.0, metavar="SECONDS_PER_MINUTE",
                         help="query time each client may use per minute, else HTTP 429 (default 60; 0 = off)")
+    parser.add_argument("--answer-cache", type=float, default=64, metavar="MB",
+                        help="memory for answers to repeated queries, reused until the data changes "
+                             "(default 64; 0 = off)")
     parser.add_argument("--base-iri", default=BASE, metavar="IRI",
                         help=f"the IRI base of the entities served under /id/ (default {BASE})")
     parser.add_argument("--verbose", action="store_true",
@@ -121,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--timeout must be a positive number of seconds")
     if args.max_results < 1:
         raise InputError("--max-results must be at least 1")
+    if args.answer_cache < 0:
+        raise InputError("--answer-cache must be 0 (off) or a number of megabytes")
     if not args.base_iri.endswith(("/", "#")):
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     store = Path(args.store)
@@ -130,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(level, access=args.verbose)
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,
                         update_token=args.allow_update_token, allow_service=args.allow_service,
-                        workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri)
+                        workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
+                        cache_bytes=int(args.answer_cache * (1 << 20)))
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

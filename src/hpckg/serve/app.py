@@ -47,10 +47,12 @@ from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.serve import urls
+from hpckg.serve.cache import AnswerCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
     QueryRequest,
     accepted,
+    deterministic,
     is_update,
     negotiate,
     serialize_triples,
@@ -97,6 +99,7 @@ class Settings:
     workers: int = 2
     rate_limit: float = 60.0  # seconds of query time per client per minute; 0 turns the limit off
     base_iri: str = BASE
+    cache_bytes: int = 64 << 20  # answers kept for repeated queries (see cache.py); 0 turns the cache off
 
 
 class RateLimiter:
@@ -145,6 +148,7 @@ class Service:
             self._close_store()
             raise
         self.limiter = RateLimiter(settings.rate_limit)
+        self.cache = AnswerCache(settings.cache_bytes)
         self.update_lock = threading.Lock()
         self._closed = False
 
@@ -183,22 +187,36 @@ class Service:
         """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
         self.check(client, job.query)
         job.max_results = self.settings.max_results
+        key = self.cache_key(job)
+        if key is not None and (cached := self.cache.get(key)) is not None:
+            return cached
         started = time.monotonic()
         with self.answering(client, job, started):
             answer = self.pool.run(job, timeout=self.settings.timeout)
-        return self.checked(answer)
+        return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
         """run() for the event loop: on an idle worker directly, else waiting for one in a thread."""
         self.check(client, job.query)
         job.max_results = self.settings.max_results
+        key = self.cache_key(job)
+        if key is not None and (cached := self.cache.get(key)) is not None:
+            return cached
         started = time.monotonic()
         with self.answering(client, job, started):
             answer = await self.pool.run_async(job, timeout=self.settings.timeout)
             if answer is None:
                 remaining = max(0.01, self.settings.timeout - (time.monotonic() - started))
                 answer = await run_in_threadpool(self.pool.run, job, timeout=remaining)
-        return self.checked(answer)
+        return self.checked(answer, key)
+
+    def cache_key(self, job: Job):
+        """The answer cache's key for a job at the store's current generation, or None when its answer
+        must not be cached. The generation is read before the job is dispatched: the worker then sees
+        data at least that new."""
+        if self.cache.capacity <= 0 or not deterministic(job.query):
+            return None
+        return AnswerCache.key(job, self.pool.generation)
 
     @contextmanager
     def answering(self, client: str, job: Job, started: float):
@@ -216,10 +234,12 @@ class Service:
         finally:
             self.limiter.charge(client, time.monotonic() - started)
 
-    @staticmethod
-    def checked(answer):
+    def checked(self, answer, key=None):
+        """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
         if answer.status != 200:
             raise HttpError(answer.status, answer.code, answer.message, extra=position(answer.message))
+        if key is not None:
+            self.cache.put(key, answer)
         return answer
 
     def update(self, request: QueryRequest, authorization: str | None) -> None:
@@ -242,6 +262,7 @@ class Service:
             except HpckgError as error:
                 raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
             self.pool.generation += 1
+            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.stats = statistics(self.store)
         logger.info("applied an update; the query workers reopen the store")
 

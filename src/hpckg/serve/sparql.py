@@ -71,6 +71,16 @@ def is_update(text: str) -> bool:
     return query_form(text) in UPDATE_FORMS
 
 
+_VOLATILE = re.compile(_KEYWORD.format("(RAND|NOW|UUID|STRUUID|BNODE|SERVICE)"), re.IGNORECASE)
+
+
+def deterministic(text: str) -> bool:
+    """Whether two runs of a query over the same data always give the same answer: no RAND, NOW, UUID,
+    STRUUID, BNODE or SERVICE token (a conservative check: the words as variables or in IRIs do not count,
+    as bare keywords they always do)."""
+    return _VOLATILE.search(_blank_opaque(text)) is None
+
+
 def uses_service(text: str) -> bool:
     """Whether a query contains a SERVICE clause (federated query), found as a token, not a substring."""
     return _SERVICE.search(_blank_opaque(text)) is not None
