@@ -198,6 +198,38 @@ def test_timeout_kills_the_slow_query_while_other_clients_are_answered(server):
         assert client(server, f"ASK {{ <{KALOS}> a hpc:System }}").queryAndConvert()["boolean"] is True
 
 
+
+def test_eight_clients_pages_are_answered_while_slow_queries_hold_every_worker(server):
+    # Four clients run queries past the time limit (both workers busy, two more requests waiting for a
+    # worker); four others read entity pages, which need no worker and must not queue behind them.
+    slow_answers: list[int] = []
+
+    def run_slow() -> None:
+        slow_answers.append(http(server.url + "/sparql?" + urllib.parse.urlencode({"query": SLOW}))[0])
+
+    slow = [threading.Thread(target=run_slow) for _ in range(4)]
+    for thread in slow:
+        thread.start()
+    time.sleep(0.3)
+    pages: list[int] = []
+
+    def read_pages() -> None:
+        for kind, slug in (("system", "kalos"), ("site", "acme"), ("org", "nvidia")):
+            pages.append(http(f"{server.url}/page/{kind}/{slug}")[0])
+
+    readers = [threading.Thread(target=read_pages) for _ in range(4)]
+    for thread in readers:
+        thread.start()
+    for thread in readers:
+        thread.join(60)
+    still_running = any(thread.is_alive() for thread in slow)
+    for thread in slow:
+        thread.join(60)
+    assert pages == [200] * 12
+    assert still_running, "the pages should be answered while the slow queries still run"
+    assert sorted(slow_answers) == [503] * 4  # time limit, or no worker free within it
+
+
 # ---- malformed and chunked requests over a raw socket -------------------------------------------------
 
 def raw(server, request: bytes, *, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
