@@ -5,8 +5,11 @@ SIGTERM need a real server process: test_serve_live.py."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import json
+import socket
 import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -17,6 +20,7 @@ import rdflib
 import hpckg.serve.app as app_module
 from hpckg.serve import urls
 from hpckg.serve.sparql import deterministic
+from hpckg.serve.workers import Job, WorkerPool
 from serve_live import in_process, serve_store
 
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
@@ -281,3 +285,45 @@ def test_a_repeated_query_is_answered_from_the_cache_and_a_volatile_one_never(we
 ])
 def test_deterministic(query, expected):
     assert deterministic(query) is expected
+
+
+def test_one_worker_serves_coroutines_and_threads_in_turn():
+    pool = WorkerPool(serve_store(), size=1)
+
+    async def ask_many():
+        return await asyncio.gather(*(pool.run_async(Job(f"ASK {{}} # {n}"), timeout=30) for n in range(4)),
+                                    *(asyncio.to_thread(pool.run, Job("ASK {}"), timeout=30) for _ in range(2)))
+
+    try:
+        answers = asyncio.run(ask_many())
+        assert [answer.status for answer in answers] == [200] * 6
+        assert all(json.loads(answer.body)["boolean"] is True for answer in answers)
+    finally:
+        pool.close()
+
+
+def test_coalescing_transport_joins_head_and_body_and_flushes_a_lone_write_and_on_close():
+    from hpckg.serve.protocol import CoalescingTransport
+
+    async def exchange() -> list[bytes]:
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+        coalescing = CoalescingTransport(transport, loop)
+        received = []
+        coalescing.write(b"HEAD\r\n\r\n")
+        coalescing.write(b"body")  # joined with the head and written now
+        received.append(theirs.recv(100))
+        coalescing.write(b"lone head")  # nothing follows: written at the end of this iteration
+        await asyncio.sleep(0)
+        await asyncio.sleep(0.05)
+        received.append(theirs.recv(100))
+        coalescing.write(b"last")
+        coalescing.close()  # flushes first
+        await asyncio.sleep(0.05)
+        received.append(theirs.recv(100))
+        theirs.close()
+        return received
+
+    assert asyncio.run(exchange()) == [b"HEAD\r\n\r\nbody", b"lone head", b"last"]

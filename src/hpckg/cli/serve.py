@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from hpckg.serve.app import Settings, create_app
+    from hpckg.serve.protocol import CoalescingHTTPProtocol
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
@@ -149,9 +150,9 @@ def run(args: argparse.Namespace) -> int:
         shown = f"[{host}]" if ":" in str(host) else host
         print(f"hpckg serving {store} at http://{shown}:{port}/ (SPARQL endpoint http://{shown}:{port}/sparql)",
               flush=True)
-        config = uvicorn.Config(app, log_config=None, log_level=level, access_log=args.verbose,
-                                server_header=False, proxy_headers=False, lifespan="on", ws="none",
-                                timeout_graceful_shutdown=5)
+        config = uvicorn.Config(app, http=CoalescingHTTPProtocol, log_config=None, log_level=level,
+                                access_log=args.verbose, server_header=False, proxy_headers=False, lifespan="on",
+                                ws="none", timeout_graceful_shutdown=5)
         # uvicorn stops on SIGTERM and SIGINT itself, then raises the signal again: _stop turns it into
         # KeyboardInterrupt, which ends the command cleanly below.
         uvicorn.Server(config).run(sockets=[sock])

@@ -196,7 +196,7 @@ class Service:
         return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
-        """run() for the event loop: on an idle worker directly, else waiting for one in a thread."""
+        """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
         self.check(client, job.query)
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
@@ -205,9 +205,6 @@ class Service:
         started = time.monotonic()
         with self.answering(client, job, started):
             answer = await self.pool.run_async(job, timeout=self.settings.timeout)
-            if answer is None:
-                remaining = max(0.01, self.settings.timeout - (time.monotonic() - started))
-                answer = await run_in_threadpool(self.pool.run, job, timeout=remaining)
         return self.checked(answer, key)
 
     def cache_key(self, job: Job):
