@@ -2,7 +2,7 @@
 same data in the same run: queries per second and p50/p99 latency for a lookup and an aggregate query.
 
     python bench/serve_bench.py                       # build a store, run both servers, print a table
-    python bench/serve_bench.py --write docs/benchmarks.md --requests 1000 --concurrency 4
+    python bench/serve_bench.py --write docs/benchmarks.md --requests 1000 --concurrency 4 --rounds 3
 
 Both servers are queried over loopback with keep-alive HTTP/1.1 connections, one per client thread, asking
 for SPARQL JSON results. Queries use full IRIs so both servers parse the same text. Each query runs twice:
@@ -39,6 +39,9 @@ QUERIES = {
 }
 
 
+REQUEST_NUMBERS = itertools.count()  # never repeats in a run, so a distinct text is never asked twice
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -69,14 +72,13 @@ def run_load(endpoint: str, query: str, *, requests: int, concurrency: int,
     lock = threading.Lock()
     per_client = requests // concurrency
     errors: list[str] = []
-    numbers = itertools.count()
 
     def client() -> None:
         connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
         mine = []
         for _ in range(per_client):
             target = path if not distinct else parsed.path + "?" + urllib.parse.urlencode(
-                {"query": f"{query} # {next(numbers)}"})
+                {"query": f"{query} # {next(REQUEST_NUMBERS)}"})
             start = time.perf_counter()
             connection.request("GET", target, headers={"Accept": "application/sparql-results+json"})
             response = connection.getresponse()
@@ -108,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=1000, help="requests per query and server")
     parser.add_argument("--concurrency", type=int, default=4, help="concurrent keep-alive clients")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds over every query and server; each figure is their median")
     parser.add_argument("--workers", type=int, default=2, help="hpckg serve --workers")
     parser.add_argument("--oxigraph", default=shutil.which("oxigraph") or str(Path(sys.executable).with_name(
         "oxigraph")), help="the oxigraph binary (pip install oxigraph)")
@@ -147,14 +151,19 @@ def main(argv: list[str] | None = None) -> int:
         for name, url in endpoints.items():
             wait_until_answers(url, hpckg if name.startswith("hpckg") else oxigraph)
 
-        results: dict[tuple[str, str], dict[str, float]] = {}
-        for query_name, query in QUERIES.items():
-            for variant, distinct in (("", False), (", distinct", True)):
-                for name, url in endpoints.items():
-                    r = results[(query_name + variant, name)] = run_load(
-                        url, query, requests=args.requests, concurrency=args.concurrency, distinct=distinct)
-                    print(f"{query_name + variant:19} {name:25} {r['qps']:8.0f} q/s  p50 {r['p50']:6.2f} ms  "
-                          f"p99 {r['p99']:6.2f} ms", flush=True)
+        rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
+        for round_number in range(1, args.rounds + 1):
+            for query_name, query in QUERIES.items():
+                for variant, distinct in (("", False), (", distinct", True)):
+                    for name, url in endpoints.items():
+                        r = run_load(url, query, requests=args.requests, concurrency=args.concurrency,
+                                     distinct=distinct)
+                        rounds.setdefault((query_name + variant, name), []).append(r)
+                        print(f"round {round_number}  {query_name + variant:19} {name:25} {r['qps']:8.0f} q/s  "
+                              f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:6.2f} ms", flush=True)
+        # The machine is shared: each cell is the median of its rounds, which ran interleaved.
+        results = {cell: {key: statistics.median(r[key] for r in runs) for key in ("qps", "p50", "p99")}
+                   for cell, runs in rounds.items()}
         report = markdown(results, args, summary.triples)
         print(report)
         if args.write:
@@ -182,7 +191,8 @@ def markdown(results: dict, args: argparse.Namespace, triples: int) -> str:
         "",
         f"Same data ({triples:,} quads, the store `hpckg build` makes, dumped as N-Quads and loaded into "
         f"{version or 'oxigraph'} with --union-default-graph), same run, loopback, {args.requests} GET requests "
-        f"per query and server from {args.concurrency} keep-alive clients asking for SPARQL JSON. "
+        f"per query and server from {args.concurrency} keep-alive clients asking for SPARQL JSON, in "
+        f"{args.rounds} interleaved rounds; every figure is the median of its rounds. "
         f"hpckg serve ran with --workers {args.workers} --rate-limit 0. Machine: {platform.machine()}, "
         f"{os.cpu_count()} CPUs (shared with other work, so absolute numbers are noisy; the ratio is the point), "
         f"Python {platform.python_version()}.",
