@@ -8,6 +8,7 @@ first, so `"SERVICE"` in a string, `<http://x/service>` or `?service` never trip
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ _FORMS = re.compile(_KEYWORD.format(
 UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"}
 
 
+@functools.lru_cache(maxsize=8)  # a request asks about its text several times (update? SERVICE? volatile?)
 def _blank_opaque(text: str) -> str:
     # Replace comments, strings and IRIs with spaces of the same length, keeping positions.
     return _OPAQUE.sub(lambda m: " " * len(m.group(0)), text)

@@ -194,6 +194,11 @@ def _resolve(future: asyncio.Future) -> None:
         future.set_result(None)
 
 
+def _expire(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
 class _Idle:
     """The idle workers, handed first come, first served to threads and coroutines alike: a coroutine
     waits for a worker on its event loop, without holding a thread."""
@@ -325,10 +330,13 @@ class WorkerPool:
         fd = worker.conn.fileno()
         try:
             worker.conn.send(job)
-            loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+            loop.add_reader(fd, _resolve, readable)
+            # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
+            timer = loop.call_later(max(0.01, timeout - (time.monotonic() - start)), _expire, readable)
             try:
-                await asyncio.wait_for(readable, max(0.01, timeout - (time.monotonic() - start)))
+                await readable
             finally:
+                timer.cancel()
                 loop.remove_reader(fd)
                 os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs a blocking pipe
             # The worker sends its whole answer at once, serialized before sending: reading it is copying.
