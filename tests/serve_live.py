@@ -1,8 +1,10 @@
-"""Helpers for the server tests: a store built once per test process and real `hpckg serve` processes
-on a loopback port (--port 0: the server picks a free port and prints its URL)."""
+"""Helpers for the server tests: a store built once per test process, the application in-process under
+Starlette's TestClient, and real `hpckg serve` processes on a loopback port (--port 0: the server picks a
+free port and prints its URL)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import queue
@@ -27,6 +29,22 @@ def serve_store() -> Path:
     path = Path(tempfile.mkdtemp(prefix="hpckg-serve-")) / "store"
     build(store_path=path, validate=False)
     return path
+
+
+@contextlib.contextmanager
+def in_process(store: Path, **settings):
+    """The server application with its real store and query worker processes, driven through Starlette's
+    TestClient (its lifespan runs, so the workers are stopped on exit). Redirects are not followed."""
+    from starlette.testclient import TestClient
+
+    from hpckg.serve.app import Settings, create_app
+
+    app = create_app(Settings(store_path=store, **settings))
+    try:
+        with TestClient(app, base_url="http://127.0.0.1:8000", follow_redirects=False) as client:
+            yield client
+    finally:
+        app.state.service.close()
 
 
 @dataclass

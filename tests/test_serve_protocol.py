@@ -1,138 +1,117 @@
-"""The SPARQL 1.1 Protocol of `hpckg serve`, exercised through a real server process with SPARQLWrapper:
-every query form in every format, GET and both POST forms, datasets, errors, limits, timeouts."""
+"""The SPARQL 1.1 Protocol of `hpckg serve`, in-process through Starlette's TestClient (real store, real
+query worker processes): formats and content negotiation, GET and both POST forms, datasets, errors,
+limits, descriptions and the Graph Store Protocol. SPARQLWrapper, the time limit, raw-socket requests and
+SIGTERM need a real server process: test_serve_live.py."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
-import threading
-import urllib.error
+import socket
 import urllib.parse
-import urllib.request
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 import rdflib
-from SPARQLWrapper import (
-    CSV,
-    GET,
-    JSON,
-    JSONLD,
-    N3,
-    POST,
-    POSTDIRECTLY,
-    RDFXML,
-    TSV,
-    TURTLE,
-    URLENCODED,
-    XML,
-    SPARQLWrapper,
-)
-from SPARQLWrapper.SPARQLExceptions import QueryBadFormed
 
-from serve_live import serve_store, start_server
+import hpckg.serve.app as app_module
+from hpckg.serve import urls
+from hpckg.serve.sparql import deterministic
+from hpckg.serve.workers import Job, WorkerPool
+from serve_live import in_process, serve_store
 
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
 KALOS_GRAPH = "https://w3id.org/hpckg/graph/data/ttl/systems/kalos.ttl"
 SYSTEMS = "SELECT ?s ?label WHERE { ?s a hpc:System ; rdfs:label ?label } ORDER BY ?s"
 MAX_RESULTS = 500
+JSON_RESULTS = {"Accept": "application/sparql-results+json"}
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 @pytest.fixture(scope="module")
-def server():
-    live = start_server(serve_store(), "--timeout", "2", "--workers", "2", "--rate-limit", "0",
-                        "--max-results", str(MAX_RESULTS))
-    yield live
-    live.stop()
+def web():
+    with in_process(serve_store(), timeout=10, workers=2, rate_limit=0, max_results=MAX_RESULTS) as client:
+        yield client
 
 
-def client(server, query: str, fmt: str = JSON, method: str = GET, request_method: str = URLENCODED):
-    sparql = SPARQLWrapper(server.url + "/sparql")
-    sparql.setQuery(query)
-    sparql.setReturnFormat(fmt)
-    sparql.setMethod(method)
-    sparql.setRequestMethod(request_method)
-    return sparql
+def endpoint(web) -> str:
+    return str(web.base_url).rstrip("/") + urls.SPARQL
 
 
-def http(url: str, *, data: bytes | None = None, headers: dict | None = None):
-    """(status, headers, body) of a request, errors included."""
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, response.headers, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
+def ask(web, query: str) -> bool:
+    return web.get(urls.sparql(query), headers=JSON_RESULTS).json()["boolean"]
 
 
-# ---- SELECT and ASK in every results format, GET and both POST forms ----------------------------------
+# ---- SELECT and ASK: every request form, every results format -------------------------------------------
 
-@pytest.mark.parametrize("method,request_method", [(GET, URLENCODED), (POST, URLENCODED), (POST, POSTDIRECTLY)])
-def test_select_json_by_every_request_form(server, method, request_method):
-    result = client(server, SYSTEMS, JSON, method, request_method).queryAndConvert()
-    systems = {b["s"]["value"]: b["label"]["value"] for b in result["results"]["bindings"]}
-    assert systems[KALOS] == "Kalos (Shanghai AI Lab)"
-    assert result["head"]["vars"] == ["s", "label"]
-
-
-def test_select_xml(server):
-    document = client(server, SYSTEMS, XML).queryAndConvert()
-    uris = [node.firstChild.data for node in document.getElementsByTagName("uri")]
-    assert KALOS in uris
-
-
-@pytest.mark.parametrize("fmt,delimiter", [(CSV, ","), (TSV, "\t")])
-def test_select_csv_and_tsv(server, fmt, delimiter):
-    data = client(server, SYSTEMS, fmt).queryAndConvert()
-    if fmt == CSV:
-        rows = list(csv.reader(io.StringIO(data.decode("utf-8")), delimiter=delimiter))
-        assert rows[0] == ["s", "label"]
-        assert [KALOS, "Kalos (Shanghai AI Lab)"] in rows
-    else:  # TSV terms are in Turtle syntax, quotes included
-        rows = [line.split(delimiter) for line in data.decode("utf-8").splitlines()]
-        assert rows[0] == ["?s", "?label"]
-        assert [f"<{KALOS}>", '"Kalos (Shanghai AI Lab)"@en'] in rows
-
-
-@pytest.mark.parametrize("fmt", [JSON, XML])
-def test_ask(server, fmt):
-    def answer(query: str) -> bool:
-        result = client(server, query, fmt).queryAndConvert()
-        return result["boolean"] if fmt == JSON else _xml_boolean(result)
-
-    assert answer(f"ASK {{ <{KALOS}> a hpc:System }}") is True
-    assert answer("ASK { <https://example.org/nothing> ?p ?o }") is False
-
-
-def _xml_boolean(document) -> bool:
-    return document.getElementsByTagName("boolean")[0].firstChild.data == "true"
-
-
-# ---- CONSTRUCT and DESCRIBE in every RDF format -------------------------------------------------------
-
-CONSTRUCT = f"CONSTRUCT {{ ?c hpc:about <{KALOS}> ; hpc:property ?p ; hpc:value ?v }} " \
-            f"WHERE {{ ?c hpc:about <{KALOS}> ; hpc:property ?p ; hpc:value ?v }}"
-
-
-def _graph(result, fmt: str) -> rdflib.Graph:
-    if isinstance(result, rdflib.Graph):
-        return result
-    parser = {TURTLE: "turtle", N3: "turtle", JSONLD: "json-ld", RDFXML: "xml"}.get(fmt, "nt")
-    return rdflib.Graph().parse(data=result, format=parser)
-
-
-@pytest.mark.parametrize("fmt", [TURTLE, JSONLD, RDFXML, "nt"])
-@pytest.mark.parametrize("form", ["construct", "describe"])
-def test_construct_and_describe_in_every_rdf_format(server, fmt, form):
-    query = CONSTRUCT if form == "construct" else f"DESCRIBE <{KALOS}>"
-    if fmt == "nt":  # SPARQLWrapper has no N-Triples constant: ask by Accept header
-        status, headers, body = http(server.url + "/sparql?" + urllib.parse.urlencode({"query": query}),
-                                     headers={"Accept": "application/n-triples"})
-        assert status == 200 and headers["Content-Type"].startswith("application/n-triples")
-        graph = rdflib.Graph().parse(data=body, format="nt")
+@pytest.mark.parametrize("form", ["get", "post-form", "post-direct"])
+def test_select_by_every_request_form(web, form):
+    if form == "get":
+        response = web.get(urls.sparql(SYSTEMS), headers=JSON_RESULTS)
+    elif form == "post-form":
+        response = web.post(urls.sparql(), content=urllib.parse.urlencode({"query": SYSTEMS}),
+                            headers={**FORM, **JSON_RESULTS})
     else:
-        graph = _graph(client(server, query, fmt).queryAndConvert(), fmt)
+        response = web.post(urls.sparql(), content=SYSTEMS.encode(),
+                            headers={"Content-Type": "application/sparql-query", **JSON_RESULTS})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "application/sparql-results+json; charset=utf-8"
+    result = response.json()
+    systems = {b["s"]["value"]: b["label"]["value"] for b in result["results"]["bindings"]}
+    assert systems[KALOS] == "Kalos (Shanghai AI Lab)" and result["head"]["vars"] == ["s", "label"]
+
+
+@pytest.mark.parametrize("accept,delimiter", [("text/csv", ","), ("text/tab-separated-values", "\t")])
+def test_select_csv_and_tsv(web, accept, delimiter):
+    response = web.get(urls.sparql(SYSTEMS), headers={"Accept": accept})
+    assert response.headers["Content-Type"].startswith(accept)
+    if delimiter == ",":
+        rows = list(csv.reader(io.StringIO(response.text)))
+        assert rows[0] == ["s", "label"] and [KALOS, "Kalos (Shanghai AI Lab)"] in rows
+    else:  # TSV terms are in Turtle syntax, quotes included
+        rows = [line.split(delimiter) for line in response.text.splitlines()]
+        assert rows[0] == ["?s", "?label"] and [f"<{KALOS}>", '"Kalos (Shanghai AI Lab)"@en'] in rows
+
+
+def test_results_xml_is_well_formed_sparql_xml(web):
+    response = web.get(urls.sparql(SYSTEMS), headers={"Accept": "application/sparql-results+xml"})
+    root = ET.fromstring(response.content)
+    assert root.tag == "{http://www.w3.org/2005/sparql-results#}sparql"
+    ns = {"r": "http://www.w3.org/2005/sparql-results#"}
+    assert KALOS in [uri.text for uri in root.iterfind(".//r:uri", ns)]
+
+
+def test_ask(web):
+    assert ask(web, f"ASK {{ <{KALOS}> a hpc:System }}") is True
+    assert ask(web, "ASK { <https://example.org/nothing> ?p ?o }") is False
+
+
+def test_format_parameter_overrides_accept(web):
+    response = web.get(urls.sparql(SYSTEMS, format="csv"), headers=JSON_RESULTS)
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/csv")
+    assert response.content.startswith(b"s,label")
+
+
+def test_head_answers_headers_without_a_body(web):
+    response = web.head(urls.sparql(SYSTEMS), headers=JSON_RESULTS)
+    assert response.status_code == 200 and response.content == b""
+    assert int(response.headers["Content-Length"]) > 0
+
+
+# ---- CONSTRUCT and DESCRIBE in every RDF format --------------------------------------------------------
+
+@pytest.mark.parametrize("accept,parser", [("text/turtle", "turtle"), ("application/n-triples", "nt"),
+                                            ("application/ld+json", "json-ld"), ("application/rdf+xml", "xml")])
+@pytest.mark.parametrize("form", ["construct", "describe"])
+def test_construct_and_describe_in_every_rdf_format(web, accept, parser, form):
+    query = (f"CONSTRUCT {{ ?c hpc:about <{KALOS}> ; hpc:property ?p }} WHERE {{ ?c hpc:about <{KALOS}> ; "
+             "hpc:property ?p }" if form == "construct" else f"DESCRIBE <{KALOS}>")
+    response = web.get(urls.sparql(query), headers={"Accept": accept})
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith(accept)
+    graph = rdflib.Graph().parse(data=response.content, format=parser)
     kalos = rdflib.URIRef(KALOS)
     if form == "construct":
         claims = set(graph.subjects(rdflib.URIRef("https://w3id.org/hpckg/ontology#about"), kalos))
@@ -141,40 +120,34 @@ def test_construct_and_describe_in_every_rdf_format(server, fmt, form):
         assert (kalos, rdflib.RDFS.label, rdflib.Literal("Kalos (Shanghai AI Lab)", lang="en")) in graph
 
 
-def test_format_parameter_overrides_accept(server):
-    status, headers, body = http(server.url + "/sparql?" + urllib.parse.urlencode(
-        {"query": SYSTEMS, "format": "csv"}), headers={"Accept": "application/sparql-results+json"})
-    assert status == 200 and headers["Content-Type"].startswith("text/csv")
-    assert body.startswith(b"s,label")
+# ---- datasets ------------------------------------------------------------------------------------------
+
+COUNT = "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }"
 
 
-# ---- datasets -----------------------------------------------------------------------------------------
+def test_default_graph_is_the_union_unless_default_graph_uri_given(web):
+    def count(response) -> int:
+        return int(response.json()["results"]["bindings"][0]["n"]["value"])
 
-def test_default_graph_is_the_union_unless_default_graph_uri_given(server):
-    count = "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }"
-    union = client(server, count).queryAndConvert()["results"]["bindings"][0]["n"]["value"]
-    assert int(union) > 1
-    restricted = client(server, count)
-    restricted.addDefaultGraph(KALOS_GRAPH)
-    assert restricted.queryAndConvert()["results"]["bindings"][0]["n"]["value"] == "1"
-
-
-def test_named_graph_uri_limits_graph_patterns(server):
-    sparql = client(server, "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
-    sparql.addNamedGraph(KALOS_GRAPH)
-    graphs = [b["g"]["value"] for b in sparql.queryAndConvert()["results"]["bindings"]]
-    assert graphs == [KALOS_GRAPH]
+    assert count(web.get(urls.sparql(COUNT), headers=JSON_RESULTS)) > 1
+    assert count(web.get(urls.sparql(COUNT, **{"default-graph-uri": KALOS_GRAPH}), headers=JSON_RESULTS)) == 1
+    posted = web.post(urls.sparql(), content=urllib.parse.urlencode(
+        {"query": COUNT, "default-graph-uri": KALOS_GRAPH}), headers={**FORM, **JSON_RESULTS})
+    assert count(posted) == 1
 
 
-# ---- errors -------------------------------------------------------------------------------------------
+def test_named_graph_uri_limits_graph_patterns(web):
+    response = web.get(urls.sparql("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
+                                   **{"named-graph-uri": KALOS_GRAPH}), headers=JSON_RESULTS)
+    assert [b["g"]["value"] for b in response.json()["results"]["bindings"]] == [KALOS_GRAPH]
 
-def test_malformed_query_is_400_with_the_parsers_position(server):
-    with pytest.raises(QueryBadFormed) as error:
-        client(server, "SELECT * WHERE {\n  ?s ?p \n}").query()
-    assert "error at 3:" in str(error.value)  # the query's own line: no hidden prefix lines shift it
-    status, _, body = http(server.url + "/sparql?" + urllib.parse.urlencode({"query": "SELECT * WHERE { ?s ?p }"}))
-    error = json.loads(body)["error"]
-    assert status == 400 and error["status"] == 400 and error["code"] == "query-syntax"
+
+# ---- errors and limits ---------------------------------------------------------------------------------
+
+def test_malformed_query_is_400_with_the_parsers_position(web):
+    response = web.get(urls.sparql("SELECT * WHERE { ?s ?p }"))
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["status"] == 400 and error["code"] == "query-syntax"
     assert (error["line"], error["column"]) == (1, 25) and "SPARQL syntax error" in error["message"]
 
 
@@ -184,18 +157,11 @@ def test_malformed_query_is_400_with_the_parsers_position(server):
     (b"INSERT DATA { <http://a> <http://b> <http://c> }", "application/sparql-update"),
     (b"DROP ALL", "application/sparql-query"),
 ])
-def test_update_is_refused_403(server, body, media):
-    status, _, answer = http(server.url + "/sparql", data=body, headers={"Content-Type": media})
-    error = json.loads(answer)["error"]
-    assert status == 403 and error["code"] == "read-only" and "read-only" in error["message"]
-    assert client(server, "ASK { <http://a> <http://b> <http://c> }").queryAndConvert()["boolean"] is False
-
-
-def test_update_through_sparqlwrapper_is_refused(server):
-    sparql = client(server, "INSERT DATA { <http://a> <http://b> <http://c> }", method=POST)
-    with pytest.raises(urllib.error.HTTPError) as error:
-        sparql.query()
-    assert error.value.code == 403
+def test_update_is_refused_403(web, body, media):
+    response = web.post(urls.sparql(), content=body, headers={"Content-Type": media})
+    error = response.json()["error"]
+    assert response.status_code == 403 and error["code"] == "read-only" and "read-only" in error["message"]
+    assert ask(web, "ASK { <http://a> <http://b> <http://c> }") is False
 
 
 @pytest.mark.parametrize("query", [
@@ -203,92 +169,161 @@ def test_update_through_sparqlwrapper_is_refused(server):
     "select * where { service\n\t<http://127.0.0.1:1/sparql>{?s ?p ?o} }",
     "SELECT * WHERE { OPTIONAL { ?s ?p ?o } SeRvIcE SILENT <http://127.0.0.1:1/x> { ?s ?p ?o } }",
 ])
-def test_federated_service_is_refused(server, query):
-    status, _, body = http(server.url + "/sparql?" + urllib.parse.urlencode({"query": query}))
-    assert status == 403 and json.loads(body)["error"]["code"] == "service-refused"
+def test_federated_service_is_refused(web, query):
+    response = web.get(urls.sparql(query))
+    assert response.status_code == 403 and response.json()["error"]["code"] == "service-refused"
 
 
-def test_the_word_service_elsewhere_is_not_refused(server):
+def test_the_word_service_elsewhere_is_not_refused(web):
     query = ('SELECT ?service WHERE { BIND("SERVICE <http://x> {}" AS ?service) '
              "# SERVICE in a comment\n FILTER(?service != <http://example.org/SERVICE>) }")
-    result = client(server, query).queryAndConvert()
+    result = web.get(urls.sparql(query), headers=JSON_RESULTS).json()
     assert result["results"]["bindings"][0]["service"]["value"].startswith("SERVICE")
 
 
-def test_result_cap_refuses_with_a_documented_error(server):
-    status, _, body = http(server.url + "/sparql?" + urllib.parse.urlencode(
-        {"query": "SELECT * WHERE { ?s ?p ?o }"}))
-    error = json.loads(body)["error"]
-    assert status == 400 and error["code"] == "result-limit" and "LIMIT" in error["message"]
-    capped = client(server, f"SELECT * WHERE {{ ?s ?p ?o }} LIMIT {MAX_RESULTS}").queryAndConvert()
-    assert len(capped["results"]["bindings"]) == MAX_RESULTS
+def test_result_cap_refuses_with_a_documented_error(web):
+    response = web.get(urls.sparql("SELECT * WHERE { ?s ?p ?o }"))
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["code"] == "result-limit" and "LIMIT" in error["message"]
+    capped = web.get(urls.sparql(f"SELECT * WHERE {{ ?s ?p ?o }} LIMIT {MAX_RESULTS}"), headers=JSON_RESULTS)
+    assert len(capped.json()["results"]["bindings"]) == MAX_RESULTS
 
 
-SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+def test_empty_query_and_missing_content_type(web):
+    empty = web.post(urls.sparql(), content=b"  ", headers={"Content-Type": "application/sparql-query"})
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == "missing-query"
+    untyped = web.post(urls.sparql(), content=b"ASK {}", headers={"Content-Type": "text/plain"})
+    assert untyped.status_code == 415 and untyped.json()["error"]["code"] == "unsupported-media-type"
+    both = web.get(urls.sparql("ASK {}", update="CLEAR ALL"))
+    assert both.status_code == 400 and both.json()["error"]["code"] == "query-and-update"
 
 
-def test_timeout_kills_the_slow_query_while_other_clients_are_answered(server):
-    slow: dict = {}
-
-    def run_slow() -> None:
-        slow["answer"] = http(server.url + "/sparql?" + urllib.parse.urlencode({"query": SLOW}))
-
-    thread = threading.Thread(target=run_slow)
-    thread.start()
-    answered = []
-    for _ in range(5):
-        result = client(server, f"ASK {{ <{KALOS}> a hpc:System }}").queryAndConvert()
-        answered.append(result["boolean"])
-    still_running = thread.is_alive()
-    thread.join(60)
-    assert answered == [True] * 5
-    assert still_running, "the simple queries should be answered while the slow one still runs"
-    status, _, body = slow["answer"]
-    error = json.loads(body)["error"]
-    assert status == 503 and error["code"] == "timeout" and "time limit of 2 s" in error["message"]
-    # The killed worker is replaced: the server keeps answering, twice over (both workers busy in turn).
-    for _ in range(4):
-        assert client(server, f"ASK {{ <{KALOS}> a hpc:System }}").queryAndConvert()["boolean"] is True
+def test_body_over_one_mebibyte_is_413_whether_announced_or_streamed(web):
+    query = b"ASK {} #" + b"x" * (1 << 20)
+    announced = web.post(urls.sparql(), content=query, headers={"Content-Type": "application/sparql-query"})
+    assert announced.status_code == 413 and announced.json()["error"]["code"] == "too-large"
+    # A generator body is sent chunked, without Content-Length: the server counts as it reads.
+    streamed = web.post(urls.sparql(), content=(query[i:i + 65536] for i in range(0, len(query), 65536)),
+                        headers={"Content-Type": "application/sparql-query"})
+    assert "content-length" not in streamed.request.headers
+    assert streamed.status_code == 413 and streamed.json()["error"]["code"] == "too-large"
+    chunked = web.post(urls.sparql(), content=(part for part in (b"ASK ", b"{}")),
+                       headers={"Content-Type": "application/sparql-query", **JSON_RESULTS})
+    assert chunked.status_code == 200 and chunked.json()["boolean"] is True
 
 
-# ---- descriptions and graph store ---------------------------------------------------------------------
+def test_methods_other_than_get_head_post_are_405_in_the_error_shape(web):
+    response = web.delete(urls.sparql())
+    assert response.status_code == 405 and response.json()["error"]["code"] == "method-not-allowed"
+    assert "POST" in response.headers["Allow"]
 
-def test_service_description_at_sparql_without_query(server):
-    status, headers, body = http(server.url + "/sparql", headers={"Accept": "text/turtle"})
-    assert status == 200 and headers["Content-Type"].startswith("text/turtle")
-    graph = rdflib.Graph().parse(data=body, format="turtle")
+
+# ---- descriptions and graph store ----------------------------------------------------------------------
+
+def test_service_description_at_sparql_without_query(web):
+    response = web.get(urls.sparql(), headers={"Accept": "text/turtle"})
+    assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/turtle")
+    graph = rdflib.Graph().parse(data=response.content, format="turtle")
     sd = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
-    service = rdflib.URIRef(server.url + "/sparql")
+    service = rdflib.URIRef(endpoint(web))
     assert (service, rdflib.RDF.type, sd.Service) in graph
     assert (service, sd.feature, sd.UnionDefaultGraph) in graph
     assert (service, sd.feature, sd.BasicFederatedQuery) not in graph
     assert rdflib.URIRef(KALOS_GRAPH) in set(graph.objects(None, sd.name))
 
 
-def test_void_description(server):
-    status, _, body = http(server.url + "/.well-known/void", headers={"Accept": "text/turtle"})
-    graph = rdflib.Graph().parse(data=body, format="turtle")
+def test_void_description(web):
+    response = web.get(urls.void(), headers={"Accept": "text/turtle"})
+    graph = rdflib.Graph().parse(data=response.content, format="turtle")
     void = rdflib.Namespace("http://rdfs.org/ns/void#")
-    assert status == 200
-    assert (None, void.sparqlEndpoint, rdflib.URIRef(server.url + "/sparql")) in graph
+    assert response.status_code == 200
+    assert (None, void.sparqlEndpoint, rdflib.URIRef(endpoint(web))) in graph
     assert any(int(n) > 1000 for n in graph.objects(None, void.triples))
 
 
-def test_graph_store_protocol_read(server):
-    status, headers, body = http(server.url + "/store?" + urllib.parse.urlencode({"graph": KALOS_GRAPH}),
-                                 headers={"Accept": "application/n-triples"})
-    graph = rdflib.Graph().parse(data=body, format="nt")
-    assert status == 200 and (rdflib.URIRef(KALOS), rdflib.RDF.type,
-                              rdflib.URIRef("https://w3id.org/hpckg/ontology#System")) in graph
+def test_graph_store_protocol_read(web):
+    response = web.get(urls.graph_store(KALOS_GRAPH), headers={"Accept": "application/n-triples"})
+    graph = rdflib.Graph().parse(data=response.content, format="nt")
+    assert response.status_code == 200 and (rdflib.URIRef(KALOS), rdflib.RDF.type,
+                                            rdflib.URIRef("https://w3id.org/hpckg/ontology#System")) in graph
     assert all(str(s) != "https://w3id.org/hpckg/id/system/seren" for s in graph.subjects())
-    status, _, body = http(server.url + "/store?default", headers={"Accept": "text/turtle"})
-    assert status == 200 and len(rdflib.Graph().parse(data=body, format="turtle")) > len(graph)
-    status, _, body = http(server.url + "/store?graph=https%3A%2F%2Fexample.org%2Fnone")
-    assert status == 404 and json.loads(body)["error"]["code"] == "no-such-graph"
+    default = web.get(urls.graph_store(), headers={"Accept": "text/turtle"})
+    assert default.status_code == 200 and len(rdflib.Graph().parse(data=default.content, format="turtle")) > len(graph)
+    missing = web.get(urls.graph_store("https://example.org/none"))
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "no-such-graph"
+    assert web.get(urls.STORE).json()["error"]["code"] == "missing-graph"
 
 
-def test_results_xml_is_well_formed_sparql_xml(server):
-    _, _, body = http(server.url + "/sparql?" + urllib.parse.urlencode({"query": SYSTEMS}),
-                      headers={"Accept": "application/sparql-results+xml"})
-    root = ET.fromstring(body)
-    assert root.tag == "{http://www.w3.org/2005/sparql-results#}sparql"
+def test_the_server_uses_no_private_attributes_of_the_standard_library():
+    # The http.server handler wrote headers and body through BaseHTTPRequestHandler._headers_buffer.
+    source = Path(app_module.__file__).read_text(encoding="utf-8")
+    assert "_headers_buffer" not in source and "http.server" not in source
+
+
+def test_a_repeated_query_is_answered_from_the_cache_and_a_volatile_one_never(web):
+    cache = web.app.state.service.cache
+    query = urls.sparql(f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # cache test")
+    hits = cache.hits
+    first, again = web.get(query, headers=JSON_RESULTS), web.get(query, headers=JSON_RESULTS)
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert cache.hits == hits + 1
+    assert web.get(query, headers={"Accept": "text/csv"}).headers["Content-Type"].startswith("text/csv")
+    assert cache.hits == hits + 1  # another format is another answer
+    for volatile in ("SELECT (NOW() AS ?t) WHERE {}", "SELECT (rand() AS ?r) WHERE {}",
+                     "SELECT (STRUUID() AS ?u) WHERE {}", "SELECT (BNODE() AS ?b) WHERE {}"):
+        for _ in range(2):
+            assert web.get(urls.sparql(volatile), headers=JSON_RESULTS).status_code == 200
+    assert cache.hits == hits + 1
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("SELECT * WHERE { ?s ?p ?o }", True),
+    ('SELECT ?now ?rand WHERE { ?now <http://x/NOW> "RAND()" } # UUID()', True),
+    ("SELECT (NOW() AS ?t) {}", False),
+    ("SELECT (uuid() AS ?t) {}", False),
+    ("SELECT * { SERVICE <http://x/sparql> { ?s ?p ?o } }", False),
+])
+def test_deterministic(query, expected):
+    assert deterministic(query) is expected
+
+
+def test_one_worker_serves_coroutines_and_threads_in_turn():
+    pool = WorkerPool(serve_store(), size=1)
+
+    async def ask_many():
+        return await asyncio.gather(*(pool.run_async(Job(f"ASK {{}} # {n}"), timeout=30) for n in range(4)),
+                                    *(asyncio.to_thread(pool.run, Job("ASK {}"), timeout=30) for _ in range(2)))
+
+    try:
+        answers = asyncio.run(ask_many())
+        assert [answer.status for answer in answers] == [200] * 6
+        assert all(json.loads(answer.body)["boolean"] is True for answer in answers)
+    finally:
+        pool.close()
+
+
+def test_coalescing_transport_joins_head_and_body_and_flushes_a_lone_write_and_on_close():
+    from hpckg.serve.protocol import CoalescingTransport
+
+    async def exchange() -> list[bytes]:
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+        coalescing = CoalescingTransport(transport, loop)
+        received = []
+        coalescing.write(b"HEAD\r\n\r\n")
+        coalescing.write(b"body")  # joined with the head and written now
+        received.append(theirs.recv(100))
+        coalescing.write(b"lone head")  # nothing follows: written at the end of this iteration
+        await asyncio.sleep(0)
+        await asyncio.sleep(0.05)
+        received.append(theirs.recv(100))
+        coalescing.write(b"last")
+        coalescing.close()  # flushes first
+        await asyncio.sleep(0.05)
+        received.append(theirs.recv(100))
+        theirs.close()
+        return received
+
+    assert asyncio.run(exchange()) == [b"HEAD\r\n\r\nbody", b"lone head", b"last"]

@@ -1,5 +1,6 @@
-"""The linked-data website of `hpckg serve`, through a real server process and httpx: 303 redirects,
-twins and Link headers, HTML pages, canned queries, CORS, errors, rate limits and authorised updates."""
+"""The linked-data website of `hpckg serve`, in-process through Starlette's TestClient (real store, real
+query worker processes): 303 redirects, twins and Link headers, HTML pages, canned queries, CORS, errors,
+rate limits and authorised updates."""
 
 from __future__ import annotations
 
@@ -7,30 +8,24 @@ import html
 import json
 import re
 import shutil
+import subprocess
+import sys
 import urllib.parse
 
-import httpx
 import pytest
 import rdflib
 
 from hpckg.query import canned_queries
 from hpckg.serve import urls
-from serve_live import serve_store, start_server
+from serve_live import in_process, serve_store
 
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
 
 
 @pytest.fixture(scope="module")
-def server():
-    live = start_server(serve_store(), "--workers", "2", "--rate-limit", "0")
-    yield live
-    live.stop()
-
-
-@pytest.fixture(scope="module")
-def web(server):
-    with httpx.Client(base_url=server.url, timeout=30) as http:
-        yield http
+def web():
+    with in_process(serve_store(), workers=2, rate_limit=0) as client:
+        yield client
 
 
 HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
@@ -191,39 +186,34 @@ def test_writes_are_405(web):
 
 
 def test_rate_limit_answers_429_with_retry_after():
-    live = start_server(serve_store(), "--workers", "1", "--rate-limit", "0.0001")
-    try:
-        with httpx.Client(base_url=live.url, timeout=30) as http:
-            # The start-up probe already spent this client's tiny budget.
-            statuses = [http.get(urls.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 50")) for _ in range(3)]
-        limited = [r for r in statuses if r.status_code == 429]
-        assert limited
-        assert int(limited[0].headers["Retry-After"]) >= 1
-        assert limited[0].json()["error"]["code"] == "rate-limited"
-    finally:
-        live.stop()
+    with in_process(serve_store(), workers=1, rate_limit=0.0001) as http:
+        # The first query spends this client's tiny budget.
+        statuses = [http.get(urls.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 50")) for _ in range(3)]
+    assert statuses[0].status_code == 200
+    limited = [r for r in statuses if r.status_code == 429]
+    assert limited
+    assert int(limited[0].headers["Retry-After"]) >= 1
+    assert limited[0].json()["error"]["code"] == "rate-limited"
 
 
 def test_update_with_the_token(tmp_path):
     store = tmp_path / "store"
     shutil.copytree(serve_store(), store)
-    live = start_server(store, "--workers", "1", "--allow-update-token", "s3cret")
     update = "INSERT DATA { <https://example.org/x> <https://example.org/p> 42 }"
     ask = urls.sparql("ASK { <https://example.org/x> <https://example.org/p> 42 }")
-    try:
-        with httpx.Client(base_url=live.url, timeout=30) as http:
-            form = {"Content-Type": "application/x-www-form-urlencoded"}
-            wrong = http.post(urls.sparql(), content=urllib.parse.urlencode({"update": update}),
-                              headers={**form, "Authorization": "Bearer nope"})
-            assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "update-forbidden"
-            assert http.get(ask).json()["boolean"] is False
-            done = http.post(urls.sparql(), content=update, headers={
-                "Content-Type": "application/sparql-update", "Authorization": "Bearer s3cret"})
-            assert done.status_code == 204
-            answer = http.get(ask).json()
-            assert answer.get("boolean") is True, answer  # the workers see the update
-    finally:
-        live.stop()
+    with in_process(store, workers=1, update_token="s3cret") as http:
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        wrong = http.post(urls.sparql(), content=urllib.parse.urlencode({"update": update}),
+                          headers={**form, "Authorization": "Bearer nope"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "update-forbidden"
+        assert http.get(ask).json()["boolean"] is False
+        done = http.post(urls.sparql(), content=update, headers={
+            "Content-Type": "application/sparql-update", "Authorization": "Bearer s3cret"})
+        assert done.status_code == 204
+        answer = http.get(ask).json()
+        assert answer.get("boolean") is True, answer  # the workers see the update
+        home = text(http.get(urls.home()).text)
+        assert re.search(r"triples [\d,]+", home)  # statistics recomputed after the update
 
 
 def test_serve_help_documents_every_option_and_an_example():
@@ -231,6 +221,15 @@ def test_serve_help_documents_every_option_and_an_example():
 
     out = run_hpckg("serve", "--help").stdout.decode()
     for option in ("--store", "--host", "--port", "--timeout", "--max-results", "--allow-update-token",
-                   "--allow-service", "--workers", "--rate-limit", "--base-iri"):
+                   "--allow-service", "--workers", "--rate-limit", "--answer-cache", "--base-iri", "--verbose",
+                   "--log-level"):
         assert option in out
     assert "examples:" in out and "hpckg serve" in out
+
+
+def test_hpckg_help_does_not_import_the_web_stack():
+    code = ("import sys\nfrom hpckg.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn')))")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip().splitlines()[-1] == "[]"

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
 from hpckg.errors import InputError, StoreError
 from hpckg.namespaces import BASE
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
 EXAMPLES = """\
 examples:
@@ -47,9 +50,15 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="query worker processes (default: CPUs, 2 to 4)")
     parser.add_argument("--rate-limit", type=float, default=60.0, metavar="SECONDS_PER_MINUTE",
                         help="query time each client may use per minute, else HTTP 429 (default 60; 0 = off)")
+    parser.add_argument("--answer-cache", type=float, default=64, metavar="MB",
+                        help="memory for answers to repeated queries, reused until the data changes "
+                             "(default 64; 0 = off)")
     parser.add_argument("--base-iri", default=BASE, metavar="IRI",
                         help=f"the IRI base of the entities served under /id/ (default {BASE})")
-    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log every request to stderr (uvicorn's access log) and the server's own events")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
+                        help="level of the server's log on stderr (default warning, info with --verbose)")
     parser.set_defaults(handler=run)
 
 
@@ -57,8 +66,58 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM stops the server as cleanly as Ctrl+C
 
 
+def configure_logging(level: str, access: bool) -> None:
+    """Log records of hpckg.serve and uvicorn to stderr; uvicorn.access (one line per request, in uvicorn's
+    format) only when access is true."""
+    import logging.config
+
+    logging.config.dictConfig({
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "default": {"()": "uvicorn.logging.DefaultFormatter", "fmt": "%(levelprefix)s %(name)s: %(message)s",
+                        "use_colors": False},
+            "access": {"()": "uvicorn.logging.AccessFormatter",
+                       "fmt": '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s',
+                       "use_colors": False},
+        },
+        "handlers": {
+            "default": {"class": "logging.StreamHandler", "formatter": "default", "stream": "ext://sys.stderr"},
+            "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "hpckg": {"handlers": ["default"], "level": level.upper(), "propagate": False},
+            "uvicorn": {"handlers": ["default"], "level": level.upper(), "propagate": False},
+            "uvicorn.access": {"handlers": ["access"], "level": "INFO" if access else "WARNING",
+                               "propagate": False},
+        },
+    })
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0: any free port), for uvicorn to serve on."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                         flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it: a response written in two parts must not wait for a delayed ACK.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def run(args: argparse.Namespace) -> int:
-    from hpckg.serve.app import Settings, make_server
+    import uvicorn
+
+    from hpckg.serve.app import Settings, create_app
+    from hpckg.serve.protocol import CoalescingHTTPProtocol
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
@@ -66,29 +125,42 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--timeout must be a positive number of seconds")
     if args.max_results < 1:
         raise InputError("--max-results must be at least 1")
+    if args.answer_cache < 0:
+        raise InputError("--answer-cache must be 0 (off) or a number of megabytes")
     if not args.base_iri.endswith(("/", "#")):
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     store = Path(args.store)
     if not (store / "CURRENT").exists():
         raise StoreError(f"no hpckg store at {store}; run `hpckg build` first (or pass --store PATH)")
+    level = args.log_level or ("info" if args.verbose else "warning")
+    configure_logging(level, access=args.verbose)
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,
                         update_token=args.allow_update_token, allow_service=args.allow_service,
-                        workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri)
+                        workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
+                        cache_bytes=int(args.answer_cache * (1 << 20)))
     try:
-        server, app = make_server(settings, args.host, args.port)
+        sock = bind(args.host, args.port)
     except OSError as error:
         raise StoreError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from None
-    server.verbose = args.verbose
-    host, port = server.server_address[:2]
-    shown = f"[{host}]" if ":" in str(host) else host
-    print(f"hpckg serving {store} at http://{shown}:{port}/ (SPARQL endpoint http://{shown}:{port}/sparql)",
-          flush=True)
     signal.signal(signal.SIGTERM, _stop)
+    app = None
     try:
-        server.serve_forever()
+        app = create_app(settings)
+        host, port = sock.getsockname()[:2]
+        shown = f"[{host}]" if ":" in str(host) else host
+        print(f"hpckg serving {store} at http://{shown}:{port}/ (SPARQL endpoint http://{shown}:{port}/sparql)",
+              flush=True)
+        config = uvicorn.Config(app, http=CoalescingHTTPProtocol, log_config=None, log_level=level,
+                                access_log=args.verbose, server_header=False, proxy_headers=False, lifespan="on",
+                                ws="none", timeout_graceful_shutdown=5)
+        # uvicorn stops on SIGTERM and SIGINT itself, then raises the signal again: _stop turns it into
+        # KeyboardInterrupt, which ends the command cleanly below.
+        uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
-        print("stopping", file=sys.stderr)
+        pass
     finally:
-        server.server_close()
-        app.close()
+        print("stopping", file=sys.stderr, flush=True)
+        if app is not None:
+            app.state.service.close()
+        sock.close()
     return 0

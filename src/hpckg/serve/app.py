@@ -1,35 +1,58 @@
-"""The HTTP server: routing, the SPARQL 1.1 Protocol, linked data, CORS, rate limits and errors.
+"""The HTTP layer: Starlette routes (run by uvicorn) for the SPARQL 1.1 Protocol, linked data, pages, CORS,
+rate limits and errors.
 
-Standard library only (http.server.ThreadingHTTPServer). Queries from clients run in a WorkerPool of
-processes under a time limit and a result cap; the fixed lookups behind HTML pages run on the server's own
-read-only store handle. Every error is answered in one JSON shape,
+create_app(settings) opens the store, starts the query workers and returns the Starlette application; tests
+drive it in-process with Starlette's TestClient, `hpckg serve` runs it under uvicorn. Queries from clients
+run in a WorkerPool of processes under a time limit and a result cap; the fixed lookups behind HTML pages
+run on the server's own read-only store handle. Both block, so they never run on the event loop: page routes
+are sync endpoints (Starlette runs them in its thread pool) and the SPARQL endpoint, which reads request
+bodies asynchronously, hands its blocking calls to run_in_threadpool.
+
+Every error is answered in one JSON shape,
 {"error": {"status": 400, "code": "query-syntax", "message": "...", "line": 1, "column": 25}},
 or as an HTML page when the client is a browser.
 """
 
 from __future__ import annotations
 
+import functools
 import hmac
 import html
 import json
+import logging
 import math
 import re
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, QueryParams
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from hpckg.errors import HpckgError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.serve import urls
+from hpckg.serve.cache import AnswerCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
     QueryRequest,
     accepted,
+    deterministic,
     is_update,
     negotiate,
     serialize_triples,
@@ -41,7 +64,18 @@ from hpckg.serve.void import service_description, statistics, void_description
 from hpckg.serve.workers import Job, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
 from hpckg.store import Store
 
+logger = logging.getLogger(__name__)
+
 MAX_BODY = 1 << 20  # 1 MiB of query text is plenty
+# Threads for blocking work. A request waiting for a free query worker holds one for up to --timeout
+# seconds, so there must be more threads than clients that can wait at once, or page requests queue
+# behind them; anyio's default is 40.
+THREADS = 64
+READ_METHODS = ("GET", "HEAD")
+SPARQL_METHODS = ("GET", "HEAD", "POST")
+EXPOSED = "Link, Retry-After, Location"
+COMMON_HEADERS = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED, "Vary": "Accept"}
+TEXTUAL = ("text/", "application/json", "application/sparql-results+json", "application/ld+json")
 
 
 class HttpError(Exception):
@@ -65,6 +99,7 @@ class Settings:
     workers: int = 2
     rate_limit: float = 60.0  # seconds of query time per client per minute; 0 turns the limit off
     base_iri: str = BASE
+    cache_bytes: int = 64 << 20  # answers kept for repeated queries (see cache.py); 0 turns the cache off
 
 
 class RateLimiter:
@@ -96,55 +131,112 @@ class RateLimiter:
             self._buckets[client] = (self._level(client, now) - seconds, now)
 
 
-class App:
-    """Everything a request handler needs: settings, the worker pool, the page store and views."""
+class Service:
+    """What the routes work with: settings, the worker pool, the page store and views. Blocking."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
         writable = settings.update_token is not None
         self.store = Store(settings.store_path, read_only=not writable)
-        self.views = Views(self.store, settings.base_iri)
-        self.pool = WorkerPool(settings.store_path, size=settings.workers)
+        try:
+            self.views = Views(self.store, settings.base_iri)
+            self.pool = WorkerPool(settings.store_path, size=settings.workers)
+            self.stats = statistics(self.store)
+        except BaseException:
+            if hasattr(self, "pool"):
+                self.pool.close()
+            self._close_store()
+            raise
         self.limiter = RateLimiter(settings.rate_limit)
+        self.cache = AnswerCache(settings.cache_bytes)
         self.update_lock = threading.Lock()
-        self.stats = statistics(self.store)
+        self._closed = False
 
     def canned(self) -> dict[str, CannedQuery]:
         return {q.name: q for q in canned_queries()}
 
     def close(self) -> None:
+        """Stop the query workers and close the store; safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        logger.info("stopping %d query workers", self.pool.size)
         self.pool.close()
+        self._close_store()
+
+    def _close_store(self) -> None:
         try:
             self.store.close()
         except (OSError, RuntimeError):
             pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
-    def run(self, client: str, job: Job):
-        """Run a query job for a client under the rate limit, the time limit and the result cap."""
+    def check(self, client: str, query: str) -> None:
+        """Refuse a query before it runs: rate limit, then SERVICE."""
         retry = self.limiter.retry_after(client)
         if retry is not None:
             raise HttpError(429, "rate-limited",
                             f"this client used its {self.settings.rate_limit:g} s of query time per minute; "
                             f"retry in {retry} s", headers={"Retry-After": str(retry)})
-        if uses_service(job.query) and not self.settings.allow_service:
+        if not self.settings.allow_service and uses_service(query):
             raise HttpError(403, "service-refused",
                             "federated queries (SERVICE) are disabled on this server, which makes no outbound "
                             "requests; run the query against the remote endpoint, or start hpckg serve with "
                             "--allow-service")
+
+    def run(self, client: str, job: Job):
+        """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
+        self.check(client, job.query)
         job.max_results = self.settings.max_results
+        key = self.cache_key(job)
+        if key is not None and (cached := self.cache.get(key)) is not None:
+            return cached
         started = time.monotonic()
-        try:
+        with self.answering(client, job, started):
             answer = self.pool.run(job, timeout=self.settings.timeout)
+        return self.checked(answer, key)
+
+    async def run_async(self, client: str, job: Job):
+        """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
+        self.check(client, job.query)
+        job.max_results = self.settings.max_results
+        key = self.cache_key(job)
+        if key is not None and (cached := self.cache.get(key)) is not None:
+            return cached
+        started = time.monotonic()
+        with self.answering(client, job, started):
+            answer = await self.pool.run_async(job, timeout=self.settings.timeout)
+        return self.checked(answer, key)
+
+    def cache_key(self, job: Job):
+        """The answer cache's key for a job at the store's current generation, or None when its answer
+        must not be cached. The generation is read before the job is dispatched: the worker then sees
+        data at least that new."""
+        if self.cache.capacity <= 0 or not deterministic(job.query):
+            return None
+        return AnswerCache.key(job, self.pool.generation)
+
+    @contextmanager
+    def answering(self, client: str, job: Job, started: float):
+        """Turn the pool's failures into HTTP errors and charge the client's query time."""
+        try:
+            yield
         except QueryTimeout as error:
+            logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
             raise HttpError(503, "timeout", str(error), headers={"Retry-After": "1"}) from None
         except PoolBusy as error:
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
         except WorkerFailed as error:
+            logger.error("query worker failed: %s", error)
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
             self.limiter.charge(client, time.monotonic() - started)
+
+    def checked(self, answer, key=None):
+        """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
         if answer.status != 200:
             raise HttpError(answer.status, answer.code, answer.message, extra=position(answer.message))
+        if key is not None:
+            self.cache.put(key, answer)
         return answer
 
     def update(self, request: QueryRequest, authorization: str | None) -> None:
@@ -167,7 +259,9 @@ class App:
             except HpckgError as error:
                 raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
             self.pool.generation += 1
+            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.stats = statistics(self.store)
+        logger.info("applied an update; the query workers reopen the store")
 
 
 def position(message: str) -> dict:
@@ -176,257 +270,29 @@ def position(message: str) -> dict:
     return {"line": int(match.group(1)), "column": int(match.group(2))} if match else {}
 
 
-class Handler(BaseHTTPRequestHandler):
-    """One HTTP request. Routes are matched in route(); every path comes from urls.py."""
+# ---- responses ------------------------------------------------------------------------------------------
 
-    server_version = "hpckg"
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # keep-alive responses must not wait for delayed ACKs (40 ms)
-    app: App  # set by make_server
+def respond(status: int, body: bytes, media_type: str, headers: dict[str, str] | None = None) -> Response:
+    """A response with this server's common headers (CORS for clients that send no Origin, Vary)."""
+    if media_type.startswith(TEXTUAL) and "charset" not in media_type:
+        media_type += "; charset=utf-8"
+    return Response(body, status, {**COMMON_HEADERS, **headers} if headers else COMMON_HEADERS, media_type)
 
-    # ---- plumbing -----------------------------------------------------------------------------------
 
-    def log_message(self, format: str, *args) -> None:  # quieter than the default: one line per request
-        if getattr(self.server, "verbose", False):
-            super().log_message(format, *args)
+def html_response(page: Html, status: int = 200) -> Response:
+    headers = {"Link": page.link_header()} if page.alternates else None
+    return respond(status, page.render().encode("utf-8"), "text/html", headers)
 
-    def send(self, status: int, body: bytes, media_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        if media_type.startswith(("text/", "application/json", "application/sparql-results+json",
-                                  "application/ld+json")) and "charset" not in media_type:
-            media_type += "; charset=utf-8"
-        self.send_header("Content-Type", media_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Expose-Headers", "Link, Retry-After, Location")
-        self.send_header("Vary", "Accept")
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        # Headers and body in one write.
-        self._headers_buffer.append(b"\r\n" + (body if self.command != "HEAD" else b""))
-        self.flush_headers()
 
-    def send_html(self, page: Html, status: int = 200) -> None:
-        headers = {"Link": page.link_header()} if page.alternates else {}
-        self.send(status, page.render().encode("utf-8"), "text/html", headers)
+def redirect(location: str, status: int = 303) -> Response:
+    return respond(status, b"", "text/plain", {"Location": location})
 
-    def send_error_answer(self, error: HttpError) -> None:
-        if wants_html(self.headers.get("Accept", "")):
-            self.send_html(self.app.views.error(error.status, error.code, error.message), error.status)
-            return
-        document = {"error": {"status": error.status, "code": error.code, "message": error.message,
-                              **error.extra}}
-        self.send(error.status, json_dumps(document), "application/json", error.headers)
 
-    def redirect(self, location: str, status: int = 303) -> None:
-        self.send(status, b"", "text/plain", {"Location": location})
-
-    @property
-    def client(self) -> str:
-        return self.client_address[0]
-
-    def handle_one(self) -> None:
-        try:
-            self.route()
-        except HttpError as error:
-            self.send_error_answer(error)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
-            self.send_error_answer(HttpError(500, "internal", f"internal error: {error!r}"))
-
-    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = handle_one
-
-    def do_OPTIONS(self) -> None:
-        self.send_response(204)
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
-        self.send_header("Access-Control-Allow-Headers", "Accept, Authorization, Content-Type")
-        self.send_header("Access-Control-Max-Age", "86400")
-        self.send_header("Allow", "GET, HEAD, POST, OPTIONS")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    # ---- routing ------------------------------------------------------------------------------------
-
-    def route(self) -> None:
-        parsed = urllib.parse.urlsplit(self.path)
-        path, params = parsed.path, urllib.parse.parse_qs(parsed.query, keep_blank_values=True)
-        if path == urls.SPARQL:
-            return self.sparql(params)
-        if path == "/update":
-            return self.sparql(params, update_only=True)
-        if self.command not in ("GET", "HEAD"):
-            raise HttpError(405, "method-not-allowed",
-                            f"{self.command} is not allowed on {path}: this server is read-only; "
-                            "use GET (or POST to /sparql)", headers={"Allow": "GET, HEAD, OPTIONS"})
-        if path == urls.HOME:
-            return self.send_html(self.app.views.home(self.app.stats, list(self.app.canned().values())))
-        if path == urls.QUERY_EDITOR:
-            return self.editor(params.get("query", [""])[0])
-        if path == urls.VOID:
-            return self.void()
-        if path == urls.STORE:
-            return self.graph_store(params)
-        if path.startswith(urls.QUERIES + "/"):
-            return self.canned(urllib.parse.unquote(path[len(urls.QUERIES) + 1:]))
-        match = re.fullmatch(r"/(id|page)/([a-z]+)/([^/]+)", path)
-        if match:
-            return self.entity(match.group(1), match.group(2), urllib.parse.unquote(match.group(3)))
-        raise HttpError(404, "not-found", f"nothing at {path}; see {urls.home()} for what this server offers")
-
-    # ---- SPARQL protocol ----------------------------------------------------------------------------
-
-    def read_request(self, params: dict[str, list[str]]) -> QueryRequest:
-        request = QueryRequest(query=params.get("query", [None])[0], update=params.get("update", [None])[0],
-                               default_graphs=params.get("default-graph-uri", []),
-                               named_graphs=params.get("named-graph-uri", []))
-        if self.command == "POST":
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                raise HttpError(413, "too-large", f"the request body is larger than {MAX_BODY} bytes")
-            body = self.rfile.read(length).decode("utf-8", "replace")
-            media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if media == "application/sparql-query":
-                request.query = body
-            elif media == "application/sparql-update":
-                request.update = body
-            elif media == "application/x-www-form-urlencoded":
-                form = urllib.parse.parse_qs(body, keep_blank_values=True)
-                request.query = form.get("query", [request.query])[0]
-                request.update = form.get("update", [request.update])[0]
-                request.default_graphs += form.get("using-graph-uri", []) + form.get("default-graph-uri", [])
-                request.named_graphs += form.get("using-named-graph-uri", []) + form.get("named-graph-uri", [])
-            else:
-                raise HttpError(415, "unsupported-media-type",
-                                f"POST a query as application/sparql-query or application/x-www-form-urlencoded,"
-                                f" not {media or 'no Content-Type'}")
-        if request.query and request.update:
-            raise HttpError(400, "query-and-update", "send either query or update, not both")
-        if request.query is not None and is_update(request.query):
-            request.update, request.query = request.query, None
-        return request
-
-    def sparql(self, params: dict[str, list[str]], *, update_only: bool = False) -> None:
-        request = self.read_request(params)
-        if request.update is not None:
-            self.app.update(request, self.headers.get("Authorization"))
-            return self.send(204 if not wants_html(self.headers.get("Accept", "")) else 200, b"", "text/plain")
-        if update_only:
-            raise HttpError(400, "missing-update", "POST an update as application/sparql-update or update=")
-        fmt = (params.get("format") or params.get("output") or params.get("results") or [None])[0]
-        accept = self.headers.get("Accept", "")
-        if request.query is None:
-            if wants_html(accept) and not fmt:
-                return self.editor("")
-            _, rdf = negotiate(accept, fmt)
-            triples = service_description(self.absolute(urls.SPARQL), self.app.store, self.app.settings)
-            return self.send(200, serialize_triples(triples, rdf), rdf.media_type)
-        if not request.query.strip():
-            raise HttpError(400, "missing-query", "the query parameter is empty")
-        if wants_html(accept) and not fmt:
-            return self.editor(request.query)
-        results, rdf = negotiate(accept, fmt)
-        answer = self.app.run(self.client, Job(request.query, results.name, rdf.name,
-                                               tuple(request.default_graphs), tuple(request.named_graphs)))
-        self.send(200, answer.body, answer.media_type)
-
-    def absolute(self, path: str) -> str:
-        return f"http://{self.headers.get('Host') or '127.0.0.1'}{path}"
-
-    def editor(self, query: str) -> None:
-        results, status = "", 200
-        if query.strip():
-            try:
-                answer = self.app.run(self.client, Job(query, "json", "ttl"))
-                results = (self.app.views.results(json.loads(answer.body)) if answer.form != "triples"
-                           else f"<pre>{html.escape(answer.body.decode('utf-8'))}</pre>")
-            except HttpError as error:
-                results, status = error_box(error), error.status
-        self.send_html(self.app.views.editor(query, results, list(self.app.canned().values())), status)
-
-    def canned(self, ref: str) -> None:
-        name, _, ext = ref.partition(".")
-        query = self.app.canned().get(name)
-        if query is None:
-            raise HttpError(404, "unknown-query",
-                            f"no canned query named {name!r}; available: {', '.join(self.app.canned())}")
-        if ext:
-            if ext not in ("csv", "json", "tsv", "xml"):
-                raise HttpError(404, "unknown-format", f"{ref}: download a canned query as .csv or .json")
-            answer = self.app.run(self.client, Job(query.text, ext, "ttl"))
-            filename = f"{name}.{ext if answer.form != 'triples' else 'ttl'}"
-            return self.send(200, answer.body, answer.media_type,
-                             {"Content-Disposition": f'inline; filename="{filename}"'})
-        try:
-            answer = self.app.run(self.client, Job(query.text, "json", "ttl"))
-            results = (self.app.views.results(json.loads(answer.body)) if answer.form != "triples"
-                       else f"<pre>{html.escape(answer.body.decode('utf-8'))}</pre>")
-        except HttpError as error:
-            if error.status == 429:
-                raise
-            results = error_box(error)
-        self.send_html(self.app.views.canned(query, results))
-
-    # ---- data: graph store, VoID, entities ----------------------------------------------------------
-
-    def rdf_format(self, params: dict[str, list[str]]):
-        fmt = (params.get("format") or [None])[0]
-        return negotiate(self.headers.get("Accept", ""), fmt)[1]
-
-    def graph_store(self, params: dict[str, list[str]]) -> None:
-        fmt = self.rdf_format(params)
-        if "graph" in params:
-            graph = params["graph"][0]
-            if graph not in self.app.store.named_graphs():
-                raise HttpError(404, "no-such-graph", f"there is no named graph <{graph}> in this store")
-            triples = [q.triple for q in self.app.store.quads(graph=graph)]
-        elif "default" in params:
-            # The default graph is the union of all named graphs, as for queries.
-            triples = list(dict.fromkeys(q.triple for q in self.app.store.quads()))
-        else:
-            raise HttpError(400, "missing-graph", "ask for ?graph=IRI or ?default")
-        self.send(200, serialize_triples(triples, fmt), fmt.media_type)
-
-    def void(self) -> None:
-        fmt = self.rdf_format({})
-        triples = void_description(self.app.store, self.absolute(urls.SPARQL),
-                                   self.absolute(urls.graph_store()))
-        self.send(200, serialize_triples(triples, fmt), fmt.media_type)
-
-    def entity(self, route: str, kind: str, ref: str) -> None:
-        slug, _, ext = ref.partition(".")
-        if kind not in ENTITY_KINDS:
-            raise HttpError(404, "unknown-kind", f"no entity kind {kind!r}; kinds: {', '.join(ENTITY_KINDS)}")
-        iri = f"{self.app.settings.base_iri}id/{kind}/{slug}"
-        accept = self.headers.get("Accept", "")
-        if route == "page" or (not ext and wants_html(accept)):
-            if route == "id":
-                if not self.app.views.exists(iri):
-                    raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
-                return self.redirect(urls.page(kind, slug))
-            jsonld = serialize_triples(describe(self.app.store, iri), RDF_FORMATS["jsonld"])
-            page = self.app.views.entity(kind, slug, iri, jsonld)
-            if page is None:
-                raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
-            return self.send_html(page)
-        triples = describe(self.app.store, iri)
-        if not triples:
-            raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
-        links = ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in (
-            (urls.page(kind, slug), "text/html"),
-            *((u, media_for_twin(s)) for s, u in urls.twins(kind, slug).items())))
-        if ext == "json":
-            return self.send(200, json_dumps(summary(self.app.store, iri, self.app.settings.base_iri)),
-                             "application/json", {"Link": links})
-        if ext:
-            if ext not in urls.TWIN_SUFFIXES:
-                raise HttpError(404, "unknown-format",
-                                f"no .{ext} twin; available: {', '.join(urls.TWIN_SUFFIXES)}")
-            fmt = RDF_FORMATS[urls.TWIN_SUFFIXES[ext]]
-        else:
-            fmt = next((f for f in map(rdf_format_for_media_type, accepted(accept)) if f), RDF_FORMATS["ttl"])
-        self.send(200, serialize_triples(triples, fmt), fmt.media_type, {"Link": links})
+def error_response(views: Views, error: HttpError, accept: str) -> Response:
+    if wants_html(accept):
+        return html_response(views.error(error.status, error.code, error.message), error.status)
+    document = {"error": {"status": error.status, "code": error.code, "message": error.message, **error.extra}}
+    return respond(error.status, json_dumps(document), "application/json", error.headers)
 
 
 def error_box(error: HttpError) -> str:
@@ -438,20 +304,341 @@ def media_for_twin(suffix: str) -> str:
     return "application/json" if name == "json" else RDF_FORMATS[name].media_type
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    verbose = False
+def first(params: QueryParams, name: str) -> str | None:
+    """The first value of a query parameter (Starlette's .get gives the last)."""
+    values = params.getlist(name)
+    return values[0] if values else None
 
 
-def make_server(settings: Settings, host: str = "127.0.0.1", port: int = 8000) -> tuple[Server, App]:
-    """Open the store, start the query workers and bind the HTTP server (not yet serving)."""
-    app = App(settings)
-    handler = type("BoundHandler", (Handler,), {"app": app})
-    try:
-        server = Server((host, port), handler)
-    except OSError:
-        app.close()
-        raise
-    return server, app
+def client_of(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
+
+def guarded(endpoint: Callable) -> Callable:
+    """Answer an unexpected exception of a sync endpoint in the error shape (500), logged with its traceback,
+    instead of letting it reach Starlette's server-error middleware."""
+
+    @functools.wraps(endpoint)
+    def wrapper(routes: Routes, request: Request) -> Response:
+        try:
+            return endpoint(routes, request)
+        except HttpError:
+            raise
+        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+            logger.exception("internal error answering %s %s", request.method, request.url.path)
+            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+
+    return wrapper
+
+
+# ---- routes ---------------------------------------------------------------------------------------------
+
+class Routes:
+    """The endpoints, bound to one Service."""
+
+    def __init__(self, service: Service):
+        self.service = service
+
+    # ---- SPARQL protocol ----------------------------------------------------------------------------
+
+    async def sparql(self, request: Request) -> Response:
+        return await self._sparql(request, update_only=False)
+
+    async def update(self, request: Request) -> Response:
+        return await self._sparql(request, update_only=True)
+
+    async def _sparql(self, request: Request, *, update_only: bool) -> Response:
+        try:
+            query_request = await read_request(request)
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is listening any more
+        headers = request.headers
+        accept = headers.get("accept", "")
+        service = self.service
+        try:
+            if query_request.update is not None:
+                await run_in_threadpool(service.update, query_request, headers.get("authorization"))
+                return respond(204 if not wants_html(accept) else 200, b"", "text/plain")
+            if update_only:
+                raise HttpError(400, "missing-update", "POST an update as application/sparql-update or update=")
+            params = request.query_params
+            fmt = first(params, "format") or first(params, "output") or first(params, "results")
+            query = query_request.query
+            if query is None:
+                if wants_html(accept) and not fmt:
+                    return await run_in_threadpool(self.editor_response, client_of(request), "")
+                rdf = negotiate(accept, fmt)[1]
+                endpoint = absolute(headers, urls.SPARQL)
+                return await run_in_threadpool(
+                    lambda: respond(200, serialize_triples(service_description(endpoint, service.store,
+                                                                               service.settings), rdf),
+                                    rdf.media_type))
+            if not query.strip():
+                raise HttpError(400, "missing-query", "the query parameter is empty")
+            if wants_html(accept) and not fmt:
+                return await run_in_threadpool(self.editor_response, client_of(request), query)
+            results, rdf = negotiate(accept, fmt)
+            job = Job(query, results.name, rdf.name, tuple(query_request.default_graphs),
+                      tuple(query_request.named_graphs))
+            answer = await service.run_async(client_of(request), job)
+            return respond(200, answer.body, answer.media_type)
+        except HttpError:
+            raise
+        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+            logger.exception("internal error answering %s %s", request.method, request.url.path)
+            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+
+    def editor_response(self, client: str, query: str) -> Response:
+        results, status = "", 200
+        views = self.service.views
+        if query.strip():
+            try:
+                results = self.results_html(client, query)
+            except HttpError as error:
+                results, status = error_box(error), error.status
+        return html_response(views.editor(query, results, list(self.service.canned().values())), status)
+
+    def results_html(self, client: str, query: str) -> str:
+        answer = self.service.run(client, Job(query, "json", "ttl"))
+        return (self.service.views.results(json.loads(answer.body)) if answer.form != "triples"
+                else f"<pre>{html.escape(answer.body.decode('utf-8'))}</pre>")
+
+    # ---- pages --------------------------------------------------------------------------------------
+
+    @guarded
+    def home(self, request: Request) -> Response:
+        service = self.service
+        return html_response(service.views.home(service.stats, list(service.canned().values())))
+
+    @guarded
+    def editor(self, request: Request) -> Response:
+        return self.editor_response(client_of(request), first(request.query_params, "query") or "")
+
+    @guarded
+    def canned(self, request: Request) -> Response:
+        ref = request.path_params["ref"]
+        name, _, ext = ref.partition(".")
+        canned = self.service.canned()
+        query = canned.get(name)
+        if query is None:
+            raise HttpError(404, "unknown-query",
+                            f"no canned query named {name!r}; available: {', '.join(canned)}")
+        client = client_of(request)
+        if ext:
+            if ext not in ("csv", "json", "tsv", "xml"):
+                raise HttpError(404, "unknown-format", f"{ref}: download a canned query as .csv or .json")
+            answer = self.service.run(client, Job(query.text, ext, "ttl"))
+            filename = f"{name}.{ext if answer.form != 'triples' else 'ttl'}"
+            return respond(200, answer.body, answer.media_type,
+                           {"Content-Disposition": f'inline; filename="{filename}"'})
+        try:
+            results = self.results_html(client, query.text)
+        except HttpError as error:
+            if error.status == 429:
+                raise
+            results = error_box(error)
+        return html_response(self.service.views.canned(query, results))
+
+    # ---- data: graph store, VoID, entities ----------------------------------------------------------
+
+    @guarded
+    def graph_store(self, request: Request) -> Response:
+        params = request.query_params
+        fmt = negotiate(request.headers.get("accept", ""), first(params, "format"))[1]
+        store = self.service.store
+        if "graph" in params:
+            graph = first(params, "graph")
+            if graph not in store.named_graphs():
+                raise HttpError(404, "no-such-graph", f"there is no named graph <{graph}> in this store")
+            triples = [q.triple for q in store.quads(graph=graph)]
+        elif "default" in params:
+            # The default graph is the union of all named graphs, as for queries.
+            triples = list(dict.fromkeys(q.triple for q in store.quads()))
+        else:
+            raise HttpError(400, "missing-graph", "ask for ?graph=IRI or ?default")
+        return respond(200, serialize_triples(triples, fmt), fmt.media_type)
+
+    @guarded
+    def void(self, request: Request) -> Response:
+        headers = request.headers
+        fmt = negotiate(headers.get("accept", ""), None)[1]
+        triples = void_description(self.service.store, absolute(headers, urls.SPARQL),
+                                   absolute(headers, urls.graph_store()))
+        return respond(200, serialize_triples(triples, fmt), fmt.media_type)
+
+    @guarded
+    def entity_id(self, request: Request) -> Response:
+        return self.entity(request, "id")
+
+    @guarded
+    def entity_page(self, request: Request) -> Response:
+        return self.entity(request, "page")
+
+    def entity(self, request: Request, route: str) -> Response:
+        kind, ref = request.path_params["kind"], request.path_params["ref"]
+        slug, _, ext = ref.partition(".")
+        if kind not in ENTITY_KINDS:
+            raise HttpError(404, "unknown-kind", f"no entity kind {kind!r}; kinds: {', '.join(ENTITY_KINDS)}")
+        service = self.service
+        iri = f"{service.settings.base_iri}id/{kind}/{slug}"
+        accept = request.headers.get("accept", "")
+        if route == "page" or (not ext and wants_html(accept)):
+            if route == "id":
+                if not service.views.exists(iri):
+                    raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
+                return redirect(urls.page(kind, slug))
+            jsonld = serialize_triples(describe(service.store, iri), RDF_FORMATS["jsonld"])
+            page = service.views.entity(kind, slug, iri, jsonld)
+            if page is None:
+                raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
+            return html_response(page)
+        triples = describe(service.store, iri)
+        if not triples:
+            raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
+        links = ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in (
+            (urls.page(kind, slug), "text/html"),
+            *((u, media_for_twin(s)) for s, u in urls.twins(kind, slug).items())))
+        if ext == "json":
+            return respond(200, json_dumps(summary(service.store, iri, service.settings.base_iri)),
+                           "application/json", {"Link": links})
+        if ext:
+            if ext not in urls.TWIN_SUFFIXES:
+                raise HttpError(404, "unknown-format",
+                                f"no .{ext} twin; available: {', '.join(urls.TWIN_SUFFIXES)}")
+            fmt = RDF_FORMATS[urls.TWIN_SUFFIXES[ext]]
+        else:
+            fmt = next((f for f in map(rdf_format_for_media_type, accepted(accept)) if f), RDF_FORMATS["ttl"])
+        return respond(200, serialize_triples(triples, fmt), fmt.media_type, {"Link": links})
+
+
+async def read_request(request: Request) -> QueryRequest:
+    """The operation and dataset of a SPARQL protocol request, from the URL and (for POST) the body."""
+    params = request.query_params
+    query_request = QueryRequest(query=first(params, "query"), update=first(params, "update"),
+                                 default_graphs=params.getlist("default-graph-uri"),
+                                 named_graphs=params.getlist("named-graph-uri"))
+    if request.method == "POST":
+        media = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+        if media not in ("application/sparql-query", "application/sparql-update",
+                         "application/x-www-form-urlencoded"):
+            raise HttpError(415, "unsupported-media-type",
+                            f"POST a query as application/sparql-query or application/x-www-form-urlencoded,"
+                            f" not {media or 'no Content-Type'}")
+        body = (await read_body(request)).decode("utf-8", "replace")
+        if media == "application/sparql-query":
+            query_request.query = body
+        elif media == "application/sparql-update":
+            query_request.update = body
+        else:
+            form = urllib.parse.parse_qs(body, keep_blank_values=True)
+            query_request.query = form.get("query", [query_request.query])[0]
+            query_request.update = form.get("update", [query_request.update])[0]
+            query_request.default_graphs += form.get("using-graph-uri", []) + form.get("default-graph-uri", [])
+            query_request.named_graphs += form.get("using-named-graph-uri", []) + form.get("named-graph-uri", [])
+    if query_request.query and query_request.update:
+        raise HttpError(400, "query-and-update", "send either query or update, not both")
+    if query_request.query is not None and is_update(query_request.query):
+        query_request.update, query_request.query = query_request.query, None
+    return query_request
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, read incrementally (Content-Length or chunked) and refused past MAX_BODY."""
+    too_large = HttpError(413, "too-large", f"the request body is larger than {MAX_BODY} bytes")
+    length = request.headers.get("content-length")
+    if length is not None:
+        # uvicorn's HTTP parser refuses most malformed lengths before the request gets here.
+        if not length.strip().isdigit():
+            raise HttpError(400, "bad-content-length", f"Content-Length must be a number of bytes, not {length!r}")
+        if int(length) > MAX_BODY:
+            raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def absolute(headers: Headers, path: str) -> str:
+    return f"http://{headers.get('host') or '127.0.0.1'}{path}"
+
+
+# ---- middleware and the application ------------------------------------------------------------------
+
+class Cors(CORSMiddleware):
+    """Starlette's CORS middleware, answering every OPTIONS request (preflight or not) with 204 and the
+    allowed methods and headers, as this server always has."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "OPTIONS":
+            headers = Headers(scope=scope)
+            if "origin" in headers and "access-control-request-method" in headers:
+                answer = self.preflight_response(request_headers=headers)
+            else:
+                answer = Response(status_code=204, headers=self.preflight_headers)
+            if answer.status_code == 200:  # Starlette answers an allowed preflight "200 OK"
+                answer = Response(status_code=204, headers={
+                    k: v for k, v in answer.headers.items() if k not in ("content-length", "content-type")})
+            answer.headers["Allow"] = ", ".join(SPARQL_METHODS + ("OPTIONS",))
+            await answer(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def create_app(settings: Settings) -> Starlette:
+    """Open the store and start the query workers (blocking, before any request), and return the
+    application. Closing: the application's lifespan shutdown closes them, as does app.state.service.close()."""
+    service = Service(settings)
+    routes = Routes(service)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, THREADS)
+        try:
+            yield
+        finally:
+            await run_in_threadpool(service.close)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HttpError)
+        if error.status >= 500:
+            logger.info("%s %s answered %d %s", request.method, request.url.path, error.status, error.code)
+        return error_response(service.views, error, request.headers.get("accept", ""))
+
+    async def starlette_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        path = request.url.path
+        if error.status_code == 404:
+            answer = HttpError(404, "not-found", f"nothing at {path}; see {urls.home()} for what this server offers")
+        elif error.status_code == 405:
+            allowed = (SPARQL_METHODS if path in (urls.SPARQL, "/update") else READ_METHODS) + ("OPTIONS",)
+            answer = HttpError(405, "method-not-allowed",
+                               f"{request.method} is not allowed on {path}: this server is read-only; "
+                               "use GET (or POST to /sparql)", headers={"Allow": ", ".join(allowed)})
+        else:
+            answer = HttpError(error.status_code, "http-error", error.detail)
+        return await http_error(request, answer)
+
+    app = Starlette(
+        routes=[
+            Route(urls.SPARQL, routes.sparql, methods=list(SPARQL_METHODS)),
+            Route("/update", routes.update, methods=list(SPARQL_METHODS)),
+            Route(urls.HOME, routes.home, methods=list(READ_METHODS)),
+            Route(urls.QUERY_EDITOR, routes.editor, methods=list(READ_METHODS)),
+            Route(urls.VOID, routes.void, methods=list(READ_METHODS)),
+            Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
+            Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
+            Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
+            Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
+        ],
+        middleware=[Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
+                               allow_headers=["Accept", "Authorization", "Content-Type"],
+                               expose_headers=EXPOSED.split(", "), max_age=86400)],
+        exception_handlers={HttpError: http_error, HTTPException: starlette_error},
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    return app

@@ -8,6 +8,7 @@ first, so `"SERVICE"` in a string, `<http://x/service>` or `?service` never trip
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ _FORMS = re.compile(_KEYWORD.format(
 UPDATE_FORMS = {"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH"}
 
 
+@functools.lru_cache(maxsize=8)  # a request asks about its text several times (update? SERVICE? volatile?)
 def _blank_opaque(text: str) -> str:
     # Replace comments, strings and IRIs with spaces of the same length, keeping positions.
     return _OPAQUE.sub(lambda m: " " * len(m.group(0)), text)
@@ -53,8 +55,32 @@ def query_form(text: str) -> str | None:
     return match.group(1).upper() if match else None
 
 
+_PREFIX_NAME = re.compile(r"([^\W\d_][\w.\-]*):")
+
+
+def used_prefixes(text: str, prefixes: dict[str, str]) -> dict[str, str]:
+    """The entries of `prefixes` whose names a query uses in prefixed names (outside strings, IRIs and
+    comments). Over-inclusion is harmless; a query that uses none gets an empty dict. Oxigraph parses every
+    prefix it is given on every query, so passing only these keeps cheap queries cheap."""
+    blanked = _blank_opaque(text)
+    if ":" not in blanked:
+        return {}
+    names = set(_PREFIX_NAME.findall(blanked)) | {""}  # "" for the empty prefix, as in :name
+    return {name: iri for name, iri in prefixes.items() if name in names}
+
+
 def is_update(text: str) -> bool:
     return query_form(text) in UPDATE_FORMS
+
+
+_VOLATILE = re.compile(_KEYWORD.format("(RAND|NOW|UUID|STRUUID|BNODE|SERVICE)"), re.IGNORECASE)
+
+
+def deterministic(text: str) -> bool:
+    """Whether two runs of a query over the same data always give the same answer: no RAND, NOW, UUID,
+    STRUUID, BNODE or SERVICE token (a conservative check: the words as variables or in IRIs do not count,
+    as bare keywords they always do)."""
+    return _VOLATILE.search(_blank_opaque(text)) is None
 
 
 def uses_service(text: str) -> bool:

@@ -8,9 +8,11 @@ iterating: at most max_results rows or triples are read, one more means the quer
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import multiprocessing
 import multiprocessing.connection
-import queue
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -20,7 +22,7 @@ import pyoxigraph as ox
 
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
-from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json
+from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
 
 
 @dataclass
@@ -64,7 +66,10 @@ class WorkerFailed(Exception):
 
 def run_job(store: ox.Store, job: Job) -> Answer:
     """Evaluate one job against a store (runs inside a worker process)."""
-    kwargs: dict = {"prefixes": PREFIXES}
+    kwargs: dict = {}
+    prefixes = used_prefixes(job.query, PREFIXES)
+    if prefixes:
+        kwargs["prefixes"] = prefixes
     if job.default_graphs:
         kwargs["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
     else:
@@ -109,7 +114,7 @@ def _too_many(limit: int, what: str) -> Answer:
 
 def worker_main(conn: multiprocessing.connection.Connection, store_path: str) -> None:
     """A worker process: open the store read-only, then answer jobs until the pipe closes."""
-    store = ox.Store.read_only(store_path)
+    store = reopen(store_path)  # a writable server store may be compacting while the workers start
     generation = 0
     conn.send("ready")
     while True:
@@ -158,6 +163,98 @@ class _Worker:
         self.conn.close()
 
 
+class _Waiter:
+    """A caller waiting for an idle worker: a thread (event) or a coroutine (future on its loop)."""
+
+    __slots__ = ("event", "loop", "future", "worker")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None):
+        self.worker: _Worker | None = None
+        self.loop = loop
+        self.future = loop.create_future() if loop is not None else None
+        self.event = threading.Event() if loop is None else None
+
+    def hand(self, worker: _Worker) -> None:
+        self.worker = worker
+        if self.event is not None:
+            self.event.set()
+            return
+        try:
+            same_loop = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            same_loop = False
+        if same_loop:
+            _resolve(self.future)
+        else:
+            self.loop.call_soon_threadsafe(_resolve, self.future)
+
+
+def _resolve(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _expire(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+class _Idle:
+    """The idle workers, handed first come, first served to threads and coroutines alike: a coroutine
+    waits for a worker on its event loop, without holding a thread."""
+
+    def __init__(self):
+        self._workers: collections.deque[_Worker] = collections.deque()
+        self._waiters: collections.deque[_Waiter] = collections.deque()
+        self._lock = threading.Lock()
+
+    def put(self, worker: _Worker) -> None:
+        with self._lock:
+            if self._waiters:
+                self._waiters.popleft().hand(worker)
+            else:
+                self._workers.append(worker)
+
+    def get_nowait(self) -> _Worker | None:
+        with self._lock:
+            return self._workers.popleft() if self._workers else None
+
+    def get(self, timeout: float) -> _Worker | None:
+        """An idle worker within timeout seconds (blocking the calling thread), else None."""
+        with self._lock:
+            if self._workers:
+                return self._workers.popleft()
+            waiter = _Waiter()
+            self._waiters.append(waiter)
+        waiter.event.wait(timeout)
+        return self._settle(waiter)
+
+    async def get_async(self, timeout: float) -> _Worker | None:
+        """An idle worker within timeout seconds (awaited on the running loop), else None."""
+        with self._lock:
+            if self._workers:
+                return self._workers.popleft()
+            waiter = _Waiter(asyncio.get_running_loop())
+            self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
+        except TimeoutError:
+            pass
+        except BaseException:  # cancelled: pass on a worker handed meanwhile
+            worker = self._settle(waiter)
+            if worker is not None:
+                self.put(worker)
+            raise
+        return self._settle(waiter)
+
+    def _settle(self, waiter: _Waiter) -> _Worker | None:
+        """The worker handed to a waiter that stops waiting, or None (and it stops being a waiter)."""
+        with self._lock:
+            if waiter.worker is None:
+                self._waiters.remove(waiter)
+            return waiter.worker
+
+
 class WorkerPool:
     """`size` worker processes over the store at `store_path`; `run` gives a job to a free one."""
 
@@ -166,7 +263,7 @@ class WorkerPool:
         self.size = size
         self.generation = 0
         self._context = multiprocessing.get_context("spawn")
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle = _Idle()
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
@@ -201,10 +298,9 @@ class WorkerPool:
     def run(self, job: Job, *, timeout: float) -> Answer:
         """Run a job on a free worker within `timeout` seconds (waiting for a free worker included)."""
         start = time.monotonic()
-        try:
-            worker = self._idle.get(timeout=timeout)
-        except queue.Empty:
-            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s") from None
+        worker = self._idle.get(timeout)
+        if worker is None:
+            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
         job.generation = self.generation
         remaining = max(0.01, timeout - (time.monotonic() - start))
         try:
@@ -217,6 +313,44 @@ class WorkerPool:
         except (EOFError, OSError) as error:
             self._replace(worker)
             raise WorkerFailed(f"the query worker died: {error}") from None
+        self._idle.put(worker)
+        answer.seconds = time.monotonic() - start
+        return answer
+
+    async def run_async(self, job: Job, *, timeout: float) -> Answer:
+        """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
+        the loop, then the answer as the worker's pipe turning readable."""
+        start = time.monotonic()
+        worker = await self._idle.get_async(timeout)
+        if worker is None:
+            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
+        job.generation = self.generation
+        loop = asyncio.get_running_loop()
+        readable = loop.create_future()
+        fd = worker.conn.fileno()
+        try:
+            worker.conn.send(job)
+            loop.add_reader(fd, _resolve, readable)
+            # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
+            timer = loop.call_later(max(0.01, timeout - (time.monotonic() - start)), _expire, readable)
+            try:
+                await readable
+            finally:
+                timer.cancel()
+                loop.remove_reader(fd)
+                os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs a blocking pipe
+            # The worker sends its whole answer at once, serialized before sending: reading it is copying.
+            answer: Answer = worker.conn.recv()
+        except TimeoutError:
+            self._replace(worker)
+            raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
+                               "stopped; narrow it (more specific patterns, a LIMIT) and try again") from None
+        except (EOFError, OSError) as error:
+            self._replace(worker)
+            raise WorkerFailed(f"the query worker died: {error}") from None
+        except BaseException:  # cancelled (shutdown): the worker may still be busy with the job
+            self._replace(worker)
+            raise
         self._idle.put(worker)
         answer.seconds = time.monotonic() - start
         return answer
