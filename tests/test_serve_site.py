@@ -233,3 +233,23 @@ def test_hpckg_help_does_not_import_the_web_stack():
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_every_html_response_carries_a_content_security_policy_that_allows_only_its_own_script(web):
+    import base64
+    import hashlib
+
+    for path in (urls.home(), urls.QUERY_EDITOR, urls.page("system", "kalos"), urls.page("source", "arxiv-2403-07648"),
+                 "/page/system/no-such-system"):
+        response = web.get(path, headers=HTML)
+        assert response.headers["content-type"].startswith("text/html"), path
+        policy = response.headers["content-security-policy"]
+        assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "'unsafe-eval'" not in policy
+        assert response.headers["x-content-type-options"] == "nosniff"
+        # Every script that runs (JSON-LD is data, not run) is allowed by its hash, and nothing else is.
+        scripts = re.findall(r"<script>(.*?)</script>", response.text, re.S)
+        allowed = set(re.findall(r"'sha256-([^']+)'", policy))
+        assert scripts, path
+        for script in scripts:
+            digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+            assert digest in allowed, path

@@ -324,17 +324,20 @@ def _batches(items: list, size: int) -> Iterable[list]:
 
 
 def labels(store, iris: Iterable[str]) -> dict[str, str]:
-    """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel.
+    """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel,
+    else a label in another language, else an alias (skos:altLabel).
     Values that are not IRIs (a claim's text value among them) have no label and are passed over."""
     found: dict[str, str] = {}
     for batch in _batches([i for i in dict.fromkeys(iris) if is_iri_ref(i)], 500):
+        # English or untagged rdfs:label, else skos:prefLabel, else a label in any language, else an alias.
         rows = store.query(f"""
             SELECT ?s ?label WHERE {{
               VALUES ?s {{ {' '.join(iri_ref(i) for i in batch)} }}
               {{ ?s <{t.RDFS_LABEL}> ?label BIND(1 AS ?kind) }}
               UNION {{ ?s <{t.SKOS_PREF_LABEL}> ?label BIND(2 AS ?kind) }}
-              FILTER (lang(?label) = "" || langMatches(lang(?label), "en"))
-            }} ORDER BY ?s ?kind ?label""", prefixes=False)
+              UNION {{ ?s <{t.SKOS_ALT_LABEL}> ?label BIND(4 AS ?kind) }}
+              BIND (IF(lang(?label) = "" || langMatches(lang(?label), "en"), ?kind, 3) AS ?order)
+            }} ORDER BY ?s ?order ?kind ?label""", prefixes=False)
         for row in rows:
             found.setdefault(row["s"].value, row["label"].value)
     return found

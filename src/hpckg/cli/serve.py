@@ -9,6 +9,7 @@ import socket
 import sys
 from pathlib import Path
 
+from hpckg.cli.options import add_store_option, store_location
 from hpckg.errors import InputError, StoreError
 from hpckg.namespaces import BASE
 
@@ -34,8 +35,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Serve the store built by `hpckg build`: the SPARQL 1.1 Protocol at /sparql, entity IRIs "
                     "at /id/<kind>/<slug>, HTML pages, canned queries and VoID.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--store", default=".hpckg/store", metavar="PATH",
-                        help="the store built by `hpckg build` (opened read-only; default .hpckg/store)")
+    add_store_option(parser, remote=False, help="the store built by `hpckg build` (opened read-only; default "
+                                                "the project's .hpckg/store)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 = any)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -129,9 +130,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--answer-cache must be 0 (off) or a number of megabytes")
     if not args.base_iri.endswith(("/", "#")):
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
-    store = Path(args.store)
-    if not (store / "CURRENT").exists():
-        raise StoreError(f"no hpckg store at {store}; run `hpckg build` first (or pass --store PATH)")
+    from hpckg.store import require_built
+
+    store = require_built(Path(store_location(args)))
     level = args.log_level or ("info" if args.verbose else "warning")
     configure_logging(level, access=args.verbose)
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,

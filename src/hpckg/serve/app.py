@@ -46,6 +46,7 @@ from hpckg.errors import HpckgError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.query import CannedQuery, canned_queries
+from hpckg.render import content_security_policy
 from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache
 from hpckg.serve.entities import describe, summary
@@ -75,6 +76,7 @@ READ_METHODS = ("GET", "HEAD")
 SPARQL_METHODS = ("GET", "HEAD", "POST")
 EXPOSED = "Link, Retry-After, Location"
 COMMON_HEADERS = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED, "Vary": "Accept"}
+CONTENT_SECURITY_POLICY = content_security_policy()
 TEXTUAL = ("text/", "application/json", "application/sparql-results+json", "application/ld+json")
 
 
@@ -280,7 +282,9 @@ def respond(status: int, body: bytes, media_type: str, headers: dict[str, str] |
 
 
 def html_response(page: Html, status: int = 200) -> Response:
-    headers = {"Link": page.link_header()} if page.alternates else None
+    headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
+    if page.alternates:
+        headers["Link"] = page.link_header()
     return respond(status, page.render().encode("utf-8"), "text/html", headers)
 
 

@@ -9,18 +9,11 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from hpckg.claims import iri_ref, label
 from hpckg.namespaces import DERIVED_GRAPH
 from hpckg.serve import urls
 
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 BOUND_SYMBOLS = {"minExclusive": ">", "minInclusive": "≥", "maxExclusive": "<", "maxInclusive": "≤"}
-
-
-def iri_ref(iri: str) -> str:
-    """An IRI as a SPARQL IRIREF, refusing characters that could escape it."""
-    if any(c in iri for c in '<>"{}|^`\\ \n\t'):
-        raise ValueError(f"not a usable IRI: {iri!r}")
-    return f"<{iri}>"
 
 
 def describe(store, iri: str) -> list[ox.Triple]:
@@ -37,24 +30,6 @@ def describe(store, iri: str) -> list[ox.Triple]:
                    ?s ?p ?o }}
           UNION {{ ?c hpc:about {e} . ?c prov:wasDerivedFrom ?s . ?s ?p ?o }}
         }}"""))
-
-
-def labels(store, iris: Iterable[str]) -> dict[str, str]:
-    """Human labels (rdfs:label, else skos:prefLabel, English first) of IRIs read from the store."""
-    wanted = [i for i in dict.fromkeys(iris) if i]
-    out: dict[str, str] = {}
-    for start in range(0, len(wanted), 200):
-        values = " ".join(iri_ref(i) for i in wanted[start:start + 200])
-        rows = store.query(f"""SELECT ?x ?l WHERE {{ VALUES ?x {{ {values} }}
-            ?x rdfs:label|skos:prefLabel|skos:altLabel ?l }}
-            ORDER BY ?x DESC(LANG(?l) = "en") """)
-        for row in rows:
-            out.setdefault(row["x"].value, row["l"].value)
-    return out
-
-
-def label(store, iri: str) -> str:
-    return labels(store, [iri]).get(iri) or iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
 
 
 @dataclass

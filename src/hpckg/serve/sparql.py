@@ -24,9 +24,7 @@ from hpckg.formats import (
     results_format_for_media_type,
 )
 from hpckg.namespaces import PREFIXES
-
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+from hpckg.terms import XSD_STRING
 
 # Comments, strings (long first) and IRIREFs: the lexemes in which keywords mean nothing.
 _OPAQUE = re.compile(

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from markupsafe import Markup
 
+from hpckg.claims import iri_ref, labels
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.model import Link
 from hpckg.query import CannedQuery
 from hpckg.render import render
 from hpckg.serve import urls
-from hpckg.serve.entities import Claim, claims, iri_ref, labels
+from hpckg.serve.entities import Claim, claims
 from hpckg.serve.sparql import json_term_text
 
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",

@@ -7,11 +7,12 @@ import pyoxigraph as ox
 
 from hpckg.export import describe as describe_dataset
 from hpckg.formats import RESULTS_FORMATS
+from hpckg.namespaces import PREFIXES
+from hpckg.terms import RDF_TYPE
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-VOID = "http://rdfs.org/ns/void#"
+VOID = PREFIXES["void"]
 FORMAT_IRIS = {"json": "SPARQL_Results_JSON", "xml": "SPARQL_Results_XML", "csv": "SPARQL_Results_CSV",
                "tsv": "SPARQL_Results_TSV", "ttl": "Turtle", "nt": "N-Triples", "jsonld": "JSON-LD"}
 
