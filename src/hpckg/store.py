@@ -12,6 +12,7 @@ import re
 import shutil
 import urllib.error
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -28,6 +29,16 @@ def require_built(path: Path) -> Path:
     if not (Path(path) / "CURRENT").exists():
         raise StoreError(f"no hpckg store at {path}; run `hpckg build` first (or pass --store PATH)")
     return Path(path)
+
+
+def damaged_store(path: Path | str, error: BaseException) -> StoreError:
+    """The error for a store whose files RocksDB cannot read (truncated or zeroed tables, an empty CURRENT):
+    which store, what is wrong in one line, and the fix."""
+    detail = " ".join(str(error).split())
+    if len(detail) > 240:
+        detail = detail[:237] + "..."
+    return StoreError(f"the store at {path} is damaged and cannot be read ({detail}); "
+                      "run `hpckg build` to rebuild it")
 
 
 def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>",
@@ -92,12 +103,25 @@ class Store:
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(self.path))
+        except RuntimeError as error:  # RocksDB's Corruption and IO errors on the store's own files
+            raise damaged_store(self.path, error) from None
         except OSError as error:
             raise StoreError(f"cannot open the store at {self.path}: {error}") from None
 
     @property
     def location(self) -> str:
         return str(self.path) if self.path else "memory"
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Read results inside this block: RocksDB reads tables lazily, so a damaged file can surface while
+        results are iterated, not only at open; it becomes the StoreError of damaged_store."""
+        try:
+            yield
+        except (OSError, RuntimeError) as error:
+            if self.path is None:
+                raise
+            raise damaged_store(self.path, error) from None
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
         """Add quads (into `graph` when given, replacing their own graph); returns how many."""

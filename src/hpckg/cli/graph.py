@@ -24,6 +24,13 @@ def _progress(quiet: bool):
     return lambda message: print(f"  {message}", file=sys.stderr, flush=True)
 
 
+def _reading(store):
+    """Turn a damaged embedded store's errors while reading results into a clear StoreError."""
+    import contextlib
+
+    return store.reading() if hasattr(store, "reading") else contextlib.nullcontext()
+
+
 # --- build ----------------------------------------------------------------------------------------
 
 
@@ -92,7 +99,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
     store = open_for_reading(args)
-    data = format_result(store.query(text), args.format)
+    with _reading(store):
+        data = format_result(store.query(text), args.format)
     if args.out:
         Path(args.out).write_bytes(data)
     else:
@@ -115,7 +123,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         from hpckg.store import Store
 
         copy = Store(None)
-        copy.load_quads(store.quads())
+        with _reading(store):
+            copy.load_quads(store.quads())
         store = copy
     data = export(store, format=fmt, out=Path(args.out) if args.out else None)
     if data is not None:

@@ -1,0 +1,169 @@
+"""The store under faults (issue 11, "Store and build"): overlapping builds, builds killed part-way, corrupt
+store files. Every test drives the real `hpckg` command in subprocesses on real stores in tmp folders.
+
+A build can be held at a named point with HPCKG_TEST_PAUSE_AT=<point>: it prints
+"hpckg build: paused at <point>" on stderr and sleeps until it is killed, so a test can SIGKILL it there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import hpckg_executable, run_hpckg, text
+
+COUNT_ALL = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+MARKER_QUERY = "SELECT ?v WHERE { <urn:hpckg-test:marker> <urn:hpckg-test:generation> ?v }"
+
+# Every point where a build can be paused, in the order a build passes them; the store must switch to the
+# new generation at "after-switch" and not before.
+KILL_POINTS = ["after-lock", "after-load", "after-validate", "after-close", "after-switch"]
+SWITCHED = {"after-switch"}
+
+
+def marker_file(folder: Path, value: str) -> Path:
+    """An extra build input holding one triple that says which build wrote the store."""
+    path = folder / f"marker-{value}.nt"
+    path.write_text(f'<urn:hpckg-test:marker> <urn:hpckg-test:generation> "{value}" .\n', encoding="utf-8")
+    return path
+
+
+def build(store: Path, *extra: Path, options: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    completed = run_hpckg("build", "--quiet", *options, "--store", str(store), *map(str, extra))
+    assert completed.returncode == 0, "\n".join(text(completed))
+    return completed
+
+
+def query(store: Path, sparql: str) -> list[str]:
+    """The rows of a query's CSV answer (header dropped); fails the test on a non-zero exit."""
+    completed = run_hpckg("query", "-e", sparql, "--format", "csv", "--store", str(store))
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    assert "Traceback" not in err
+    return out.splitlines()[1:]
+
+
+def marker(store: Path) -> str:
+    rows = query(store, MARKER_QUERY)
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+def count(store: Path) -> int:
+    return int(query(store, COUNT_ALL)[0])
+
+
+def start_build(store: Path, *extra: Path, pause_at: str | None = None,
+                options: tuple[str, ...] = ()) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    env.pop("HPCKG_TEST_PAUSE_AT", None)
+    if pause_at:
+        env["HPCKG_TEST_PAUSE_AT"] = pause_at
+    return subprocess.Popen([hpckg_executable(), "build", "--quiet", *options, "--store", str(store),
+                             *map(str, extra)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def read_stderr_until(process: subprocess.Popen, needle: str, timeout: float = 120) -> list[str]:
+    """Lines of a running process's stderr up to and including the first one containing `needle`;
+    fails if the process ends (or `timeout` passes) first."""
+    lines: list[str] = []
+    found = threading.Event()
+
+    def reader() -> None:
+        for raw in process.stderr:
+            lines.append(raw.decode("utf-8", "replace"))
+            if needle in lines[-1]:
+                found.set()
+                return
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not found.is_set():
+        process.kill()
+        process.wait()
+        pytest.fail(f"never saw {needle!r} on stderr (exit {process.returncode}):\n{''.join(lines)}")
+    return lines
+
+
+def kill(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def generation_dirs(store: Path) -> list[Path]:
+    folder = store.with_name(store.name + ".generations")
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+# ---- 3. corrupt stores ---------------------------------------------------------------------------------
+
+
+def _sst(folder: Path) -> Path:
+    return max(folder.glob("*.sst"), key=lambda p: p.stat().st_size)
+
+
+def zero_sst(folder: Path) -> None:
+    path = _sst(folder)
+    path.write_bytes(bytes(path.stat().st_size))
+
+
+def truncate_sst(folder: Path) -> None:
+    path = _sst(folder)
+    with path.open("r+b") as file:
+        file.truncate(path.stat().st_size // 3)
+
+
+def scribble_sst(folder: Path) -> None:
+    """Overwrite 4 KiB a third of the way into every large table, sizes and footers intact, so the damage
+    is found only when a query reads those blocks (not when the store is opened). The tests read rows
+    with SELECT *: pyoxigraph 0.5.13 answers COUNT(*) over such a store by collecting the read error
+    again and again until an allocation fails and the process aborts, which hpckg cannot catch."""
+    for path in folder.glob("*.sst"):
+        if path.stat().st_size >= 64 * 1024:
+            data = bytearray(path.read_bytes())
+            third = len(data) // 3
+            data[third:third + 4096] = bytes([0xA5]) * 4096
+            path.write_bytes(bytes(data))
+
+
+def empty_current(folder: Path) -> None:
+    (folder / "CURRENT").write_bytes(b"")
+
+
+CORRUPTIONS = [zero_sst, truncate_sst, scribble_sst, empty_current]
+
+
+@pytest.fixture()
+def store_copy(built_store, tmp_path) -> Path:
+    """A tmp copy of the session's built store (its folder, the generations beside it and its pointer)."""
+    copy = tmp_path / "copy"
+    shutil.copytree(built_store.parent, copy, symlinks=True)
+    return copy / built_store.name
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__)
+def test_corrupt_store_gives_a_clear_error(store_copy, corrupt):
+    corrupt(Path(os.path.realpath(store_copy)))
+    for command in (["query", "-e", "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }", "--format", "csv"],
+                    ["check", "data/ttl/systems/kalos.ttl"]):
+        completed = run_hpckg(*command, "--store", str(store_copy))
+        out, err = text(completed)
+        assert completed.returncode == 2, f"{command[0]}: {err}"
+        assert "Traceback" not in err, err
+        assert str(store_copy) in err, err
+        assert "run `hpckg build` to rebuild it" in err, err
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__)
+def test_build_replaces_a_corrupt_store(store_copy, corrupt, tmp_path):
+    corrupt(Path(os.path.realpath(store_copy)))
+    build(store_copy, marker_file(tmp_path, "fixed"))
+    assert marker(store_copy) == "fixed"
