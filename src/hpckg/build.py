@@ -146,8 +146,12 @@ def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress 
 
 
 def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
-          validate: bool = True, engine: str = "fast", progress: Progress | None = None) -> BuildSummary:
+          validate: bool = True, engine: str = "fast", progress: Progress | None = None,
+          wait: bool = True, waiting: Progress | None = None) -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
+
+    On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
+    `waiting` once whom it waits for, or with wait=False raises StoreError at once.
 
     engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.fastvalidate); "pyshacl" runs the reference
     validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
@@ -163,10 +167,25 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
         summary = populate(store, extra=extra, progress=progress)
         return _validated(store, summary, validate, engine, progress)
 
+    from hpckg import store as layout
+
     target = Path(store_path)
-    staging = target.with_name(target.name + ".building")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot write the store at {target}: {error}") from None
+    with layout.build_lock(target, wait=wait, waiting=waiting):
+        layout.pause_point("after-lock")
+        return _build_staged(target, extra=extra, validate=validate, engine=engine, progress=progress)
+
+
+def _build_staged(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
+                  progress: Progress | None) -> BuildSummary:
+    """With the build lock held: build into <store>.building, validate, then swap it in."""
+    from hpckg import store as layout
+
+    staging = target.with_name(target.name + ".building")
+    try:
         if staging.exists():
             shutil.rmtree(staging)
         store = Store(staging)
@@ -175,7 +194,9 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
     try:
         summary = populate(store, extra=extra, progress=progress)
         summary.location = str(target)
+        layout.pause_point("after-load")
         _validated(store, summary, validate, engine, progress)
+        layout.pause_point("after-validate")
         store.close()
     except BaseException:
         store.close()

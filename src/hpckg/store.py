@@ -7,11 +7,17 @@ graph: each source file lives in its own named graph, and a query should not nee
 
 from __future__ import annotations
 
+import datetime as dt
+import fcntl
 import io
+import os
 import re
 import shutil
+import socket
+import sys
+import time
 import urllib.error
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -362,3 +368,62 @@ def replace_directory(new: Path, target: Path) -> None:
         raise StoreError(f"cannot move the new store into {target}: {error}") from None
     if old.exists():
         shutil.rmtree(old, ignore_errors=True)
+
+
+# ---- the writer's side: one build at a time ----------------------------------------------------------
+
+LOCK_SUFFIX = ".lock"
+PAUSE_VARIABLE = "HPCKG_TEST_PAUSE_AT"  # tests: hold a build at a named point so it can be killed there
+
+
+def pause_point(name: str) -> None:
+    """For the fault tests only: when HPCKG_TEST_PAUSE_AT names this point, say so on stderr and sleep until
+    killed."""
+    if os.environ.get(PAUSE_VARIABLE) == name:
+        print(f"hpckg build: paused at {name} ({PAUSE_VARIABLE})", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+@contextmanager
+def build_lock(target: Path, *, wait: bool = True, waiting: Callable[[str], None] | None = None
+               ) -> Iterator[Path]:
+    """Hold the exclusive lock of the store `target` (an flock on <store>.lock, which the kernel releases
+    when the process ends however it ends). The holder writes its pid and start time into the file; a
+    second build reads them and, once, tells `waiting` whom it waits for, or raises StoreError with them
+    when `wait` is False. The lock file is never removed: removing it would let two builds lock two files."""
+    target = Path(target)
+    lock_path = target.with_name(target.name + LOCK_SUFFIX)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise StoreError(f"cannot create the build lock {lock_path}: {error.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            if not wait:
+                raise StoreError(f"another build of {target} is running ({holder}, holding {lock_path}); "
+                                 "try again when it has finished, or leave out --no-wait to wait for it"
+                                 ) from None
+            if waiting:
+                waiting(f"waiting for the build of {target} by {holder} to finish (it holds {lock_path})")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {started} on {socket.gethostname()}\n".encode(), 0)
+        yield lock_path
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock_holder(fd: int, attempts: int = 20) -> str:
+    """What the lock holder wrote about itself; it writes just after locking, so an empty file is read
+    again briefly before giving up."""
+    for _ in range(attempts):
+        said = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        if said:
+            return said
+        time.sleep(0.05)
+    return "a process that has not said which"

@@ -103,6 +103,57 @@ def generation_dirs(store: Path) -> list[Path]:
     return sorted(folder.iterdir()) if folder.exists() else []
 
 
+# ---- 1. overlapping builds -----------------------------------------------------------------------------
+
+PAIRS = 6
+
+
+def test_overlapping_builds_both_succeed_one_after_the_other(tmp_path):
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "ref"))
+    expected = count(store)
+    for pair in range(PAIRS):
+        first, second = marker_file(tmp_path, f"{pair}a"), marker_file(tmp_path, f"{pair}b")
+        processes = [start_build(store, first), start_build(store, second)]
+        results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in processes]
+        for code, out, err in results:
+            assert code == 0, f"pair {pair}: {out.decode()}\n{err.decode()}"
+            assert b"Traceback" not in err
+        # Readable and complete: as many triples as one build, and the marker of exactly one of the two.
+        assert count(store) == expected, f"pair {pair}"
+        assert marker(store) in (f"{pair}a", f"{pair}b")
+    assert len(generation_dirs(store)) <= 2
+
+
+def test_second_build_waits_for_the_lock_holder_and_no_wait_refuses(tmp_path):
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "A"))
+    holder = start_build(store, marker_file(tmp_path, "B"), pause_at="after-validate")
+    waiter = None
+    try:
+        read_stderr_until(holder, "paused at after-validate")
+        refused = run_hpckg("build", "--quiet", "--no-wait", "--store", str(store),
+                            str(marker_file(tmp_path, "C")))
+        out, err = text(refused)
+        assert refused.returncode == 2, out + err
+        assert f"pid {holder.pid}" in err, err
+        assert "Traceback" not in err
+        assert marker(store) == "A"
+
+        waiter = start_build(store, marker_file(tmp_path, "D"))
+        lines = read_stderr_until(waiter, f"pid {holder.pid}")
+        assert "waiting" in lines[-1], lines
+        kill(holder)  # the lock dies with its holder
+        assert waiter.wait(timeout=300) == 0, waiter.stderr.read().decode()
+        rest = waiter.stderr.read().decode()
+        assert f"pid {holder.pid}" not in rest, "the waiting message is printed once"
+    finally:
+        kill(holder)
+        if waiter is not None:
+            kill(waiter)
+    assert marker(store) == "D"
+
+
 # ---- 3. corrupt stores ---------------------------------------------------------------------------------
 
 
