@@ -151,7 +151,9 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
     """Build into a fresh store and swap it in only when it validates.
 
     On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
-    `waiting` once whom it waits for, or with wait=False raises StoreError at once.
+    `waiting` once whom it waits for, or with wait=False raises StoreError at once. Each build writes a new
+    generation (<store>.generations/<n>-<timestamp>/) and then points the store path at it atomically; see
+    README "Guarantees".
 
     engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.fastvalidate); "pyshacl" runs the reference
     validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
@@ -176,18 +178,21 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     with layout.build_lock(target, wait=wait, waiting=waiting):
         layout.pause_point("after-lock")
-        return _build_staged(target, extra=extra, validate=validate, engine=engine, progress=progress)
+        return _build_generation(target, extra=extra, validate=validate, engine=engine, progress=progress)
 
 
-def _build_staged(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
-                  progress: Progress | None) -> BuildSummary:
-    """With the build lock held: build into <store>.building, validate, then swap it in."""
+def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
+                      progress: Progress | None) -> BuildSummary:
+    """With the build lock held: write a new generation beside the current one, validate it, then point the
+    store at it in one atomic rename and remove all but the previous generation. A kill at any point leaves
+    the store pointing at a complete generation; what it left half-done is cleaned up by the next build."""
     from hpckg import store as layout
 
-    staging = target.with_name(target.name + ".building")
     try:
-        if staging.exists():
-            shutil.rmtree(staging)
+        layout.discard_partial_generations(target)
+        layout.migrate_old_layout(target)
+        layout.refuse_foreign_folder(target)
+        staging = layout.new_generation(target)
         store = Store(staging)
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
@@ -202,7 +207,15 @@ def _build_staged(target: Path, *, extra: Iterable[Path], validate: bool, engine
         store.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    replace_directory(staging, target)
+    try:
+        previous = layout.current_generation(target)
+    except StoreError:
+        previous = None
+    generation = layout.finish_generation(staging)
+    layout.pause_point("after-close")
+    replace_directory(generation, target)
+    layout.pause_point("after-switch")
+    layout.prune_generations(target, keep=(generation, previous))
     return summary
 
 

@@ -154,6 +154,122 @@ def test_second_build_waits_for_the_lock_holder_and_no_wait_refuses(tmp_path):
     assert marker(store) == "D"
 
 
+# ---- 2. killed builds ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("point", KILL_POINTS)
+def test_killed_build_leaves_a_complete_store(tmp_path, point):
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "A"))
+    expected = count(store)
+    process = start_build(store, marker_file(tmp_path, "B"), pause_at=point)
+    try:
+        read_stderr_until(process, f"paused at {point}")
+    finally:
+        kill(process)
+    assert marker(store) == ("B" if point in SWITCHED else "A")
+    assert count(store) == expected
+    build(store, marker_file(tmp_path, "C"))
+    assert marker(store) == "C"
+    assert count(store) == expected
+    # The next build cleaned up: the current generation and the previous one, nothing half-written.
+    assert len(generation_dirs(store)) == 2, generation_dirs(store)
+
+
+def test_killed_builds_in_a_row_never_lose_the_store(tmp_path):
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "A"))
+    for point in KILL_POINTS:
+        process = start_build(store, marker_file(tmp_path, point), pause_at=point)
+        try:
+            read_stderr_until(process, f"paused at {point}")
+        finally:
+            kill(process)
+        assert marker(store) in ("A", *KILL_POINTS)
+    assert marker(store) == "after-switch"
+    build(store, marker_file(tmp_path, "Z"))
+    assert marker(store) == "Z"
+    assert len(generation_dirs(store)) == 2
+
+
+def legacy_store(tmp_path: Path, value: str) -> Path:
+    """A store in the layout of earlier hpckg versions: the RocksDB folder itself at the store path."""
+    source = tmp_path / "source"
+    build(source / "store", marker_file(tmp_path, value))
+    real = Path(os.path.realpath(source / "store"))
+    legacy = tmp_path / "legacy"
+    shutil.copytree(real, legacy)
+    assert (legacy / "CURRENT").is_file() and not legacy.is_symlink()
+    return legacy
+
+
+def test_an_open_reader_keeps_its_generation_while_a_build_switches(tmp_path):
+    from hpckg.store import Store, current_generation
+
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "A"))
+    reader = Store(store, read_only=True)  # resolves the pointer once, here
+    build(store, marker_file(tmp_path, "B"))
+    rows = list(reader.query(MARKER_QUERY))
+    assert [row["v"].value for row in rows] == ["A"], "the open handle still reads its own generation"
+    assert reader.generation != current_generation(store)
+    assert marker(store) == "B"
+
+
+def test_old_layout_is_read_and_the_next_build_migrates_it(tmp_path):
+    store = legacy_store(tmp_path, "old")
+    assert marker(store) == "old"
+    checked = run_hpckg("check", "--store", str(store), "data/ttl/systems/kalos.ttl")
+    assert checked.returncode in (0, 1), "\n".join(text(checked))
+    build(store, marker_file(tmp_path, "new"))
+    assert marker(store) == "new"
+    assert store.is_symlink()
+    build(store, marker_file(tmp_path, "newer"))
+    assert marker(store) == "newer"
+    assert len(generation_dirs(store)) == 2
+
+
+@pytest.mark.parametrize("point", ["after-migrate-move", "after-switch"])
+def test_killed_migration_leaves_a_complete_store(tmp_path, point):
+    store = legacy_store(tmp_path, "old")
+    process = start_build(store, marker_file(tmp_path, "new"), pause_at=point)
+    try:
+        read_stderr_until(process, f"paused at {point}")
+    finally:
+        kill(process)
+    assert marker(store) == ("new" if point == "after-switch" else "old")
+    build(store, marker_file(tmp_path, "next"))
+    assert marker(store) == "next"
+    assert store.is_symlink()
+
+
+def test_failed_validation_keeps_the_current_generation(tmp_path):
+    store = tmp_path / "store"
+    build(store, marker_file(tmp_path, "A"))
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("@prefix hpc: <https://w3id.org/hpckg/ontology#> .\n"
+                   "<https://w3id.org/hpckg/id/claim/x> a hpc:Claim .\n", encoding="utf-8")
+    completed = run_hpckg("build", "--quiet", "--store", str(store), str(bad))
+    assert completed.returncode == 1, "\n".join(text(completed))
+    assert marker(store) == "A"
+    assert len(generation_dirs(store)) == 1
+
+
+def test_build_refuses_to_replace_a_folder_that_is_not_a_store(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "notes.txt").write_text("not a store\n", encoding="utf-8")
+    completed = run_hpckg("build", "--quiet", "--store", str(store))
+    out, err = text(completed)
+    assert completed.returncode == 2, out + err
+    assert "does not hold an hpckg store" in err and "Traceback" not in err
+    assert (store / "notes.txt").read_text(encoding="utf-8") == "not a store\n"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    build(empty, marker_file(tmp_path, "A"))
+    assert marker(empty) == "A"
+
+
 # ---- 3. corrupt stores ---------------------------------------------------------------------------------
 
 
@@ -218,3 +334,4 @@ def test_build_replaces_a_corrupt_store(store_copy, corrupt, tmp_path):
     corrupt(Path(os.path.realpath(store_copy)))
     build(store_copy, marker_file(tmp_path, "fixed"))
     assert marker(store_copy) == "fixed"
+
