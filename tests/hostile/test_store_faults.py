@@ -329,6 +329,16 @@ def test_corrupt_store_gives_a_clear_error(store_copy, corrupt):
         assert "run `hpckg build` to rebuild it" in err, err
 
 
+@pytest.mark.parametrize("corrupt", [zero_sst, truncate_sst, empty_current], ids=lambda f: f.__name__)
+def test_every_reading_command_reports_a_store_damaged_at_open(store_copy, corrupt, tmp_path):
+    corrupt(Path(os.path.realpath(store_copy)))
+    for command in (["export", "--format", "nt"], ["page", "kalos"]):
+        completed = run_hpckg(*command, "--store", str(store_copy))
+        out, err = text(completed)
+        assert completed.returncode == 2, f"{command[0]}: {err}"
+        assert "Traceback" not in err and "run `hpckg build` to rebuild it" in err, err
+
+
 @pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__)
 def test_build_replaces_a_corrupt_store(store_copy, corrupt, tmp_path):
     corrupt(Path(os.path.realpath(store_copy)))
