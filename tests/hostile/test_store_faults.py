@@ -115,6 +115,12 @@ def test_overlapping_builds_both_succeed_one_after_the_other(tmp_path):
     for pair in range(PAIRS):
         first, second = marker_file(tmp_path, f"{pair}a"), marker_file(tmp_path, f"{pair}b")
         processes = [start_build(store, first), start_build(store, second)]
+        # A reader querying all along: every answer must come from one complete generation.
+        while True:
+            running = any(p.poll() is None for p in processes)
+            assert count(store) == expected, f"pair {pair}: a reader saw an incomplete store"
+            if not running:
+                break
         results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in processes]
         for code, out, err in results:
             assert code == 0, f"pair {pair}: {out.decode()}\n{err.decode()}"
