@@ -470,9 +470,13 @@ def new_generation(target: Path) -> Path:
     generation there (finished or not). Call with the build lock held."""
     folder = generations_dir(target)
     folder.mkdir(parents=True, exist_ok=True)
-    numbers = [int(p.name.split("-", 1)[0]) for p in folder.iterdir() if p.name.split("-", 1)[0].isdigit()]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    return folder / f"{max(numbers, default=0) + 1:06d}-{stamp}{PARTIAL_SUFFIX}"
+    return folder / f"{_next_number(folder):06d}-{stamp}{PARTIAL_SUFFIX}"
+
+
+def _next_number(folder: Path) -> int:
+    numbers = [int(p.name.split("-", 1)[0]) for p in folder.iterdir() if p.name.split("-", 1)[0].isdigit()]
+    return max(numbers, default=0) + 1
 
 
 def finish_generation(partial: Path) -> Path:
@@ -523,6 +527,8 @@ def migrate_old_layout(target: Path, *, pause: Callable[[str], None] = pause_poi
         return
     folder.mkdir(parents=True, exist_ok=True)
     moved = folder / "000000-migrated"
+    if os.path.lexists(moved):  # an old-layout folder put back after an earlier migration
+        moved = folder / f"{_next_number(folder):06d}-migrated"
     if os.path.lexists(pending):
         pending.unlink()
     os.symlink(os.path.relpath(moved, pending.parent), pending)

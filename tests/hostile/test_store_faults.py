@@ -235,6 +235,17 @@ def test_old_layout_is_read_and_the_next_build_migrates_it(tmp_path):
     assert len(generation_dirs(store)) == 2
 
 
+def test_an_old_layout_store_put_back_after_a_migration_is_migrated_again(tmp_path):
+    store = legacy_store(tmp_path, "old")
+    build(store, marker_file(tmp_path, "new"))
+    store.unlink()
+    shutil.copytree(Path(os.path.realpath(tmp_path / "source" / "store")), store)  # an old-layout copy again
+    assert marker(store) == "old"
+    build(store, marker_file(tmp_path, "again"))
+    assert marker(store) == "again"
+    assert store.is_symlink()
+
+
 @pytest.mark.parametrize("point", ["after-migrate-move", "after-switch"])
 def test_killed_migration_leaves_a_complete_store(tmp_path, point):
     store = legacy_store(tmp_path, "old")
