@@ -166,11 +166,17 @@ def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress 
 
 
 def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
-          validate: bool = True, engine: str = "fast", progress: Progress | None = None) -> BuildSummary:
+          validate: bool = True, engine: str = "fast", progress: Progress | None = None,
+          wait: bool = True, waiting: Progress | None = None) -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
 
-    engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.validate.sparql_engine); "pyshacl" runs the
-    reference validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
+    On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
+    `waiting` once whom it waits for, or with wait=False raises StoreError at once. Each build writes a new
+    generation (<store>.generations/<n>-<timestamp>/) and then points the store path at it atomically; see
+    README "Guarantees".
+
+    engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.validate.sparql_engine); "pyshacl" runs the reference
+    validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
 
     store_path None builds in memory; an http(s) URL rebuilds a remote SPARQL server's dataset (cleared
     first, so validation happens before the clear: the remote store is only touched once the build passed).
@@ -183,25 +189,53 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
         summary = populate(store, extra=extra, progress=progress)
         return _validated(store, summary, validate, engine, progress)
 
+    from hpckg import store as layout
+
     target = Path(store_path)
-    staging = target.with_name(target.name + ".building")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        if staging.exists():
-            shutil.rmtree(staging)
+    except OSError as error:
+        raise StoreError(f"cannot write the store at {target}: {error}") from None
+    with layout.build_lock(target, wait=wait, waiting=waiting):
+        layout.pause_point("after-lock")
+        return _build_generation(target, extra=extra, validate=validate, engine=engine, progress=progress)
+
+
+def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
+                      progress: Progress | None) -> BuildSummary:
+    """With the build lock held: write a new generation beside the current one, validate it, then point the
+    store at it in one atomic rename and remove all but the previous generation. A kill at any point leaves
+    the store pointing at a complete generation; what it left half-done is cleaned up by the next build."""
+    from hpckg import store as layout
+
+    try:
+        layout.discard_partial_generations(target)
+        layout.migrate_old_layout(target)
+        layout.refuse_foreign_folder(target)
+        staging = layout.new_generation(target)
         store = Store(staging)
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     try:
         summary = populate(store, extra=extra, progress=progress)
         summary.location = str(target)
+        layout.pause_point("after-load")
         _validated(store, summary, validate, engine, progress)
+        layout.pause_point("after-validate")
         store.close()
     except BaseException:
         store.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    replace_directory(staging, target)
+    try:
+        previous = layout.current_generation(target)
+    except StoreError:
+        previous = None
+    generation = layout.finish_generation(staging)
+    layout.pause_point("after-close")
+    replace_directory(generation, target)
+    layout.pause_point("after-switch")
+    layout.prune_generations(target, keep=(generation, previous))
     return summary
 
 

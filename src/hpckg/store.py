@@ -7,11 +7,18 @@ graph: each source file lives in its own named graph, and a query should not nee
 
 from __future__ import annotations
 
+import datetime as dt
+import fcntl
 import io
+import os
 import re
 import shutil
+import socket
+import sys
+import time
 import urllib.error
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -23,11 +30,56 @@ from hpckg.namespaces import sparql_prefixes
 QueryResult = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
 
 
-def require_built(path: Path) -> Path:
-    """The one check that a folder holds a built store, with the one message that says what to do."""
-    if not (Path(path) / "CURRENT").exists():
-        raise StoreError(f"no hpckg store at {path}; run `hpckg build` first (or pass --store PATH)")
-    return Path(path)
+GENERATIONS_SUFFIX = ".generations"  # <store>.generations/: one complete Oxigraph store per build
+MIGRATING_SUFFIX = ".migrating"  # a pointer left only by a build killed while moving an old-layout store
+
+
+def generations_dir(path: Path | str) -> Path:
+    """The folder beside the store path that holds its generations (complete Oxigraph stores)."""
+    path = Path(path)
+    return path.with_name(path.name + GENERATIONS_SUFFIX)
+
+
+def current_generation(path: Path | str) -> Path:
+    """The folder of the complete Oxigraph store that the store path `path` names right now.
+
+    The store path is a symlink to one generation, <store>.generations/<n>-<timestamp>/, which `hpckg build`
+    replaces in one atomic rename. It is read ONCE here (a single readlink), so a caller that opens the
+    returned folder sees one complete generation even if a build switches the pointer meanwhile; to see a
+    newer build, call this again and open the folder it returns. Also accepted: the layout of earlier
+    versions (the Oxigraph folder itself at `path`, migrated by the next build) and a build killed while
+    migrating it (the pointer then waits at <store>.migrating). Raises StoreError when there is no store.
+    """
+    path = given = Path(path)
+    if not os.path.lexists(path):
+        pending = path.with_name(path.name + MIGRATING_SUFFIX)
+        if os.path.islink(pending):
+            path = pending
+    found = path
+    if os.path.islink(path):
+        try:
+            found = path.parent / os.readlink(path)
+        except OSError:
+            found = path
+    if not (found / "CURRENT").is_file():
+        raise StoreError(f"no hpckg store at {given}; run `hpckg build` first (or pass --store PATH)")
+    return found
+
+
+def require_built(path: Path | str) -> Path:
+    """The one check that a path holds a built store, with the one message that says what to do; returns
+    the folder of its current generation (see current_generation)."""
+    return current_generation(path)
+
+
+def damaged_store(path: Path | str, error: BaseException) -> StoreError:
+    """The error for a store whose files RocksDB cannot read (truncated or zeroed tables, an empty CURRENT):
+    which store, what is wrong in one line, and the fix."""
+    detail = " ".join(str(error).split())
+    if len(detail) > 240:
+        detail = detail[:237] + "..."
+    return StoreError(f"the store at {path} is damaged and cannot be read ({detail}); "
+                      "run `hpckg build` to rebuild it")
 
 
 def parse_rdf(data: bytes | str, *, format: RdfFormatInfo, path: str = "<input>",
@@ -105,21 +157,36 @@ class Store:
 
     def __init__(self, path: Path | str | None = None, *, read_only: bool = False):
         self.path = Path(path) if path is not None else None
+        self.generation = self.path  # the folder actually opened (read-only: the current generation)
         try:
             if self.path is None:
                 self._store = ox.Store()
             elif read_only:
-                require_built(self.path)
-                self._store = ox.Store.read_only(str(self.path))
+                # Resolve the pointer once: this handle stays on that generation whatever builds do later.
+                self.generation = current_generation(self.path)
+                self._store = ox.Store.read_only(str(self.generation))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(self.path))
+        except RuntimeError as error:  # RocksDB's Corruption and IO errors on the store's own files
+            raise damaged_store(self.path, error) from None
         except OSError as error:
             raise StoreError(f"cannot open the store at {self.path}: {error}") from None
 
     @property
     def location(self) -> str:
         return str(self.path) if self.path else "memory"
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Read results inside this block: RocksDB reads tables lazily, so a damaged file can surface while
+        results are iterated, not only at open; it becomes the StoreError of damaged_store."""
+        try:
+            yield
+        except (OSError, RuntimeError) as error:
+            if self.path is None:
+                raise
+            raise damaged_store(self.path, error) from None
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
         """Add quads (into `graph` when given, replacing their own graph); returns how many."""
@@ -344,19 +411,185 @@ def open_store(location: str | Path | None, *, read_only: bool = False) -> AnySt
 
 
 def replace_directory(new: Path, target: Path) -> None:
-    """Swap a freshly built store folder into place. The old store is moved aside first and removed only
-    after the new one is in place, so a crash leaves either the old or the new store, never neither."""
-    target = Path(target)
-    old = target.with_name(target.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if target.exists():
-        target.rename(old)
+    """Make the store path `target` point at the complete generation folder `new` in one atomic step: a
+    fresh symlink is made beside it and renamed over it (rename(2) replaces the old pointer atomically), so
+    a reader finds either the old generation or the new one, never neither. `target` must be a pointer
+    already (or absent): migrate_old_layout turns an old-layout folder into one first."""
+    target, new = Path(target), Path(new)
+    link = target.with_name(target.name + ".next")
     try:
-        new.rename(target)
+        if os.path.lexists(link):
+            link.unlink()
+        os.symlink(os.path.relpath(new, target.parent), link)
+        os.replace(link, target)
+        _fsync_directory(target.parent)
     except OSError as error:
-        if old.exists():
-            old.rename(target)
-        raise StoreError(f"cannot move the new store into {target}: {error}") from None
-    if old.exists():
-        shutil.rmtree(old, ignore_errors=True)
+        raise StoreError(f"cannot point the store {target} at {new}: {error}") from None
+
+
+# ---- the writer's side of the layout: one build at a time, generations, migration ----------------------
+
+LOCK_SUFFIX = ".lock"
+PARTIAL_SUFFIX = ".partial"  # a generation being written; never pointed at, removed by the next build
+PAUSE_VARIABLE = "HPCKG_TEST_PAUSE_AT"  # tests: hold a build at a named point so it can be killed there
+
+
+def pause_point(name: str) -> None:
+    """For the fault tests only: when HPCKG_TEST_PAUSE_AT names this point, say so on stderr and sleep until
+    killed."""
+    if os.environ.get(PAUSE_VARIABLE) == name:
+        print(f"hpckg build: paused at {name} ({PAUSE_VARIABLE})", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+@contextmanager
+def build_lock(target: Path, *, wait: bool = True, waiting: Callable[[str], None] | None = None
+               ) -> Iterator[Path]:
+    """Hold the exclusive lock of the store `target` (an flock on <store>.lock, which the kernel releases
+    when the process ends however it ends). The holder writes its pid and start time into the file; a
+    second build reads them and, once, tells `waiting` whom it waits for, or raises StoreError with them
+    when `wait` is False. The lock file is never removed: removing it would let two builds lock two files."""
+    target = Path(target)
+    lock_path = target.with_name(target.name + LOCK_SUFFIX)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise StoreError(f"cannot create the build lock {lock_path}: {error.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            if not wait:
+                raise StoreError(f"another build of {target} is running ({holder}, holding {lock_path}); "
+                                 "try again when it has finished, or leave out --no-wait to wait for it"
+                                 ) from None
+            if waiting:
+                waiting(f"waiting for the build of {target} by {holder} to finish (it holds {lock_path})")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {started} on {socket.gethostname()}\n".encode(), 0)
+        yield lock_path
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock_holder(fd: int, attempts: int = 20) -> str:
+    """What the lock holder wrote about itself; it writes just after locking, so an empty file is read
+    again briefly before giving up."""
+    for _ in range(attempts):
+        said = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        if said:
+            return said
+        time.sleep(0.05)
+    return "a process that has not said which"
+
+
+def new_generation(target: Path) -> Path:
+    """A fresh folder name for the next generation, <n>-<timestamp>.partial, numbered after every
+    generation there (finished or not). Call with the build lock held."""
+    folder = generations_dir(target)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return folder / f"{_next_number(folder):06d}-{stamp}{PARTIAL_SUFFIX}"
+
+
+def _next_number(folder: Path) -> int:
+    numbers = [int(p.name.split("-", 1)[0]) for p in folder.iterdir() if p.name.split("-", 1)[0].isdigit()]
+    return max(numbers, default=0) + 1
+
+
+def finish_generation(partial: Path) -> Path:
+    """Make a written, closed generation durable and give it its final name (still not pointed at)."""
+    for file in partial.iterdir():
+        if file.is_file():
+            with file.open("rb") as handle:
+                os.fsync(handle.fileno())
+    final = partial.with_name(partial.name.removesuffix(PARTIAL_SUFFIX))
+    partial.rename(final)
+    _fsync_directory(final.parent)
+    return final
+
+
+def discard_partial_generations(target: Path) -> None:
+    """Remove what builds killed part-way left behind: half-written generations, a half-made pointer and
+    the staging folder of earlier hpckg versions. Call with the build lock held."""
+    folder = generations_dir(target)
+    if folder.is_dir():
+        for child in folder.iterdir():
+            if child.name.endswith(PARTIAL_SUFFIX):
+                shutil.rmtree(child, ignore_errors=True)
+    link = target.with_name(target.name + ".next")
+    if os.path.islink(link):
+        link.unlink()
+    old_staging = target.with_name(target.name + ".building")
+    if old_staging.is_dir() and not old_staging.is_symlink():
+        shutil.rmtree(old_staging, ignore_errors=True)
+
+
+def migrate_old_layout(target: Path, *, pause: Callable[[str], None] = pause_point) -> None:
+    """Turn a store of earlier versions (the Oxigraph folder itself at `target`) into generation 0 with a
+    pointer to it. The folder is moved while a pointer to its new place waits at <store>.migrating, which
+    readers follow while `target` is missing, so a kill between the two renames loses nothing; a killed
+    migration is finished here by the next build. Call with the build lock held."""
+    target = Path(target)
+    pending = target.with_name(target.name + MIGRATING_SUFFIX)
+    folder = generations_dir(target)
+    if not os.path.lexists(target):
+        old = target.with_name(target.name + ".old")  # earlier versions, killed between their two renames
+        if os.path.islink(pending):
+            os.replace(pending, target)
+        elif (old / "CURRENT").is_file() and not old.is_symlink():
+            target = old
+        else:
+            return
+    if target.is_symlink() or not (target / "CURRENT").is_file():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    moved = folder / "000000-migrated"
+    if os.path.lexists(moved):  # an old-layout folder put back after an earlier migration
+        moved = folder / f"{_next_number(folder):06d}-migrated"
+    if os.path.lexists(pending):
+        pending.unlink()
+    os.symlink(os.path.relpath(moved, pending.parent), pending)
+    target.rename(moved)
+    pause("after-migrate-move")
+    os.replace(pending, pending.with_name(pending.name.removesuffix(MIGRATING_SUFFIX)))
+    _fsync_directory(pending.parent)
+
+
+def refuse_foreign_folder(target: Path) -> None:
+    """A build may replace the store path only when it is a pointer, absent, or an empty folder (removed
+    here). Earlier versions silently deleted any folder there; a folder that is not a store is refused."""
+    target = Path(target)
+    if target.is_dir() and not target.is_symlink():
+        try:
+            target.rmdir()
+        except OSError:
+            raise StoreError(f"{target} is a folder that does not hold an hpckg store; hpckg build will not "
+                             "replace it: move it away or pass another --store") from None
+
+
+def prune_generations(target: Path, keep: Iterable[Path]) -> None:
+    """Remove every generation but those in `keep` (the current one and the one before it, which a reader
+    may still have open). Call with the build lock held, after the pointer switched."""
+    folder = generations_dir(target)
+    kept = {Path(p).name for p in keep if p is not None}
+    for child in folder.iterdir():
+        if child.name not in kept and child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+
+
+def _fsync_directory(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -24,6 +24,13 @@ def _progress(quiet: bool):
     return lambda message: print(f"  {message}", file=sys.stderr, flush=True)
 
 
+def _reading(store):
+    """Turn a damaged embedded store's errors while reading results into a clear StoreError."""
+    import contextlib
+
+    return store.reading() if hasattr(store, "reading") else contextlib.nullcontext()
+
+
 # --- build ----------------------------------------------------------------------------------------
 
 
@@ -33,7 +40,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     target = store_location(args)
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
     summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
-                    engine=args.engine, progress=_progress(args.quiet))
+                    engine=args.engine, progress=_progress(args.quiet), wait=not args.no_wait,
+                    waiting=lambda message: print(f"hpckg build: {message}", file=sys.stderr, flush=True))
     print(summary.to_text())
     return 0
 
@@ -72,7 +80,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
     store = open_for_reading(args)
-    data = format_result(store.query(text), args.format)
+    with _reading(store):
+        data = format_result(store.query(text), args.format)
     if args.out:
         Path(args.out).write_bytes(data)
     else:
@@ -89,7 +98,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from hpckg.formats import rdf_format
 
     fmt = rdf_format(args.format)
-    data = export(open_for_reading(args), format=fmt, out=Path(args.out) if args.out else None)
+    store = open_for_reading(args)
+    with _reading(store):
+        data = export(store, format=fmt, out=Path(args.out) if args.out else None)
     if data is not None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -110,13 +121,17 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "build", help="load, derive, validate and swap in a new store", formatter_class=formatter,
         description="Load the ontology, shapes, data/ttl/ and any extra files (each in its own named graph), "
                     "materialise the derived facts, validate, and replace the last good store only if "
-                    "validation passes.\n\nexamples:\n  hpckg build\n  hpckg build --store /srv/hpckg/store "
+                    "validation passes. One build of a store runs at a time: another waits for it (or, with "
+                    "--no-wait, exits 2).\n\nexamples:\n  hpckg build\n  hpckg build --store /srv/hpckg/store "
                     "imported/top500.nt\n  hpckg build --memory")
     add_store_option(p, memory="build in memory only (nothing written)",
                      help="where to build (default the project's .hpckg/store); an http(s) URL rebuilds a "
                           "SPARQL server's dataset through the Graph Store Protocol")
     p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--no-wait", action="store_true",
+                   help="when another build of the same store is running, fail at once (exit 2) instead of "
+                        "waiting for it to finish")
     add_engine_option(p)
     p.add_argument("paths", nargs="*", metavar="PATH", help="extra RDF files or folders to load")
     p.set_defaults(handler=cmd_build)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from hpckg.cli.graph import MEMORY_HELP
+from hpckg.cli.graph import MEMORY_HELP, _reading
 from hpckg.cli.options import add_store_option, open_for_reading
 from hpckg.errors import InputError
 
@@ -18,7 +18,8 @@ def cmd_page(args: argparse.Namespace) -> int:
 
     store = open_for_reading(args)
     try:
-        page = system_page(store, find_system(store, args.system))
+        with _reading(store):
+            page = system_page(store, find_system(store, args.system))
     finally:
         store.close()
     text = render_markdown(page) if args.format == "md" else render_html(page, standalone=True)

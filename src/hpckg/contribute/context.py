@@ -74,8 +74,9 @@ class GraphContext:
         built = Store(store_path, read_only=True)
         try:
             skip = set(self.graphs) | {DERIVED_GRAPH}
-            self.store.load_quads(q for q in built.quads()
-                                  if not (isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in skip))
+            with built.reading():
+                self.store.load_quads(q for q in built.quads() if not (
+                    isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in skip))
         finally:
             built._store = None  # read-only: nothing to flush; just drop the handle
 
