@@ -132,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     from hpckg.store import require_built
 
-    store = require_built(Path(store_location(args)))
+    store = Path(store_location(args))
+    require_built(store)  # the server follows the store path to each new generation a build makes
     level = args.log_level or ("info" if args.verbose else "warning")
     configure_logging(level, access=args.verbose)
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,

@@ -42,7 +42,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hpckg.errors import HpckgError
+from hpckg.errors import HpckgError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.query import CannedQuery, canned_queries
@@ -63,7 +63,7 @@ from hpckg.serve.sparql import (
 from hpckg.serve.views import Html, Views, json_dumps
 from hpckg.serve.void import service_description, statistics, void_description
 from hpckg.serve.workers import Job, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
-from hpckg.store import Store
+from hpckg.store import Store, current_generation
 
 logger = logging.getLogger(__name__)
 
@@ -138,11 +138,14 @@ class Service:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        writable = settings.update_token is not None
-        self.store = Store(settings.store_path, read_only=not writable)
+        # The store path names one generation of the store at a time (hpckg build switches it atomically);
+        # everything here reads the generation it resolved, and refresh() moves to a newer one as a whole.
+        self.generation_path = current_generation(settings.store_path)
+        self.store = self._open(self.generation_path)
+        self._switch_lock = threading.Lock()
         try:
             self.views = Views(self.store, settings.base_iri)
-            self.pool = WorkerPool(settings.store_path, size=settings.workers)
+            self.pool = WorkerPool(self.generation_path, size=settings.workers)
             self.stats = statistics(self.store)
         except BaseException:
             if hasattr(self, "pool"):
@@ -153,6 +156,32 @@ class Service:
         self.cache = AnswerCache(settings.cache_bytes)
         self.update_lock = threading.Lock()
         self._closed = False
+
+    def _open(self, generation: Path) -> Store:
+        return Store(generation, read_only=self.settings.update_token is None)
+
+    def refresh(self) -> None:
+        """Between requests: when a build has switched the store path to a newer generation, open it and
+        move the page store, the statistics and the query workers to it together (a readlink when
+        nothing changed)."""
+        try:
+            latest = current_generation(self.settings.store_path)
+        except StoreError:
+            return  # mid-migration or removed: keep serving what is open
+        if latest == self.generation_path:
+            return
+        with self._switch_lock:
+            if latest == self.generation_path or self._closed:
+                return
+            store = self._open(latest)
+            views, stats = Views(store, self.settings.base_iri), statistics(store)
+            old = self.store
+            self.store, self.views, self.stats = store, views, stats
+            self.pool.switch(latest)
+            self.generation_path = latest
+            logger.info("switched to the store generation %s (a new build)", latest.name)
+            # Requests still running keep their reference to the old store; it is closed when unreferenced.
+            del old
 
     def canned(self) -> dict[str, CannedQuery]:
         return {q.name: q for q in canned_queries()}
@@ -591,6 +620,19 @@ class Cors(CORSMiddleware):
         await super().__call__(scope, receive, send)
 
 
+class FollowBuilds:
+    """Before each request, move the whole service to the store generation a finished build switched to
+    (Service.refresh); a request sees one generation from start to end."""
+
+    def __init__(self, app, service: Service):
+        self.app, self.service = app, service
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            self.service.refresh()
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: Settings) -> Starlette:
     """Open the store and start the query workers (blocking, before any request), and return the
     application. Closing: the application's lifespan shutdown closes them, as does app.state.service.close()."""
@@ -638,7 +680,8 @@ def create_app(settings: Settings) -> Starlette:
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
-        middleware=[Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
+        middleware=[Middleware(FollowBuilds, service=service),
+                    Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
                                expose_headers=EXPOSED.split(", "), max_age=86400)],
         exception_handlers={HttpError: http_error, HTTPException: starlette_error},

@@ -36,6 +36,7 @@ class Job:
     named_graphs: tuple[str, ...] = ()
     max_results: int = 10_000
     generation: int = 0
+    store_path: str = ""  # the store generation to read; set by the pool when the job is handed out
 
 
 @dataclass
@@ -124,8 +125,9 @@ def worker_main(conn: multiprocessing.connection.Connection, store_path: str) ->
             return
         if job is None:
             return
-        if job.generation != generation:  # the store was updated: see the new data
+        if job.generation != generation:  # the store was updated or a new build was switched to
             del store
+            store_path = job.store_path or store_path
             store, generation = reopen(store_path), job.generation
         conn.send(run_job(store, job))
 
@@ -274,6 +276,14 @@ class WorkerPool:
                 raise RuntimeError(f"a query worker could not open the store at {self.store_path}")
             self._idle.put(worker)
 
+    def switch(self, store_path: Path | str) -> None:
+        """Read another store generation from the next job on: every job handed out after this call
+        carries the new path and generation, and each worker reopens before running it, so no answer after
+        the switch comes from the old generation."""
+        with self._lock:
+            self.store_path = str(store_path)
+            self.generation += 1
+
     def _start(self) -> _Worker:
         worker = _Worker(self._context, self.store_path)
         with self._lock:
@@ -301,7 +311,7 @@ class WorkerPool:
         worker = self._idle.get(timeout)
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
-        job.generation = self.generation
+        job.generation, job.store_path = self.generation, self.store_path
         remaining = max(0.01, timeout - (time.monotonic() - start))
         try:
             worker.conn.send(job)
@@ -324,7 +334,7 @@ class WorkerPool:
         worker = await self._idle.get_async(timeout)
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
-        job.generation = self.generation
+        job.generation, job.store_path = self.generation, self.store_path
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
         fd = worker.conn.fileno()

@@ -1,0 +1,61 @@
+"""A running `hpckg serve` and `hpckg build` at once: the server moves to a new build between requests, as
+a whole, says so in its log, and never answers from the old and the new generation in turn, also after a
+query worker was killed for running past the time limit and respawned."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+
+from serve_live import start_server
+
+from conftest import ROOT, run_hpckg, text
+
+FRONTIER = ROOT / "tests" / "contributions" / "good" / "frontier.ttl"
+ASK_FRONTIER = "ASK { sys:frontier a hpc:System }"
+SLOW = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g LIMIT 1"
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    for folder in ("ontology", "shapes", "queries", "data"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    return tmp_path
+
+
+def ask(client: httpx.Client, url: str) -> bool:
+    response = client.get(url + "/sparql", params={"query": ASK_FRONTIER},
+                          headers={"Accept": "application/sparql-results+json"})
+    assert response.status_code == 200, response.text
+    return response.json()["boolean"]
+
+
+def test_serve_switches_to_a_new_build_as_a_whole(project):
+    store = project / ".hpckg" / "store"
+    assert run_hpckg("build", "--quiet", cwd=project).returncode == 0
+    server = start_server(store, "--workers", "2", "--timeout", "2", "--rate-limit", "0", "--answer-cache", "0",
+                          "--log-level", "info")
+    try:
+        with httpx.Client(timeout=60) as client:
+            assert ask(client, server.url) is False
+            shutil.copy(FRONTIER, project / "data" / "ttl" / "systems" / "frontier.ttl")
+            built = run_hpckg("build", "--quiet", cwd=project)
+            assert built.returncode == 0, text(built)[1]
+            # From the first request after the build on, every answer comes from the new generation.
+            answers = [ask(client, server.url) for _ in range(10)]
+            assert answers == [True] * 10
+            page = client.get(server.url + "/page/system/frontier")
+            assert page.status_code == 200
+            # A query past the time limit kills its worker; the respawned worker reads the new build too.
+            slow = client.get(server.url + "/sparql", params={"query": SLOW},
+                              headers={"Accept": "application/sparql-results+json"})
+            assert slow.status_code == 503
+            answers = [ask(client, server.url) for _ in range(20)]
+            assert answers == [True] * 20
+    finally:
+        server.stop()
+    log = server.process.stderr.read().decode("utf-8", "replace")
+    assert "switched to the store generation" in log
