@@ -59,3 +59,39 @@ def test_serve_switches_to_a_new_build_as_a_whole(project):
         server.stop()
     log = server.process.stderr.read().decode("utf-8", "replace")
     assert "switched to the store generation" in log
+
+
+def test_two_builds_and_a_serving_process_at_once_never_corrupt_or_mix(project):
+    import subprocess
+
+    from conftest import hpckg_executable
+
+    store = project / ".hpckg" / "store"
+    target = project / "data" / "ttl" / "systems" / "frontier.ttl"
+    assert run_hpckg("build", "--quiet", cwd=project).returncode == 0
+    server = start_server(store, "--workers", "2", "--rate-limit", "0", "--answer-cache", "0")
+    try:
+        with httpx.Client(timeout=60) as client:
+            present = False
+            for _round in range(3):
+                # Both builds make the same change; whichever finishes first switches the server, and from
+                # then on it must never answer from the older generation again.
+                if present:
+                    target.unlink()
+                else:
+                    shutil.copy(FRONTIER, target)
+                builds = [subprocess.Popen([hpckg_executable(), "build", "--quiet"], cwd=project,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
+                answers = []
+                while any(b.poll() is None for b in builds):
+                    answers.append(ask(client, server.url))
+                assert [b.wait() for b in builds] == [0, 0], [b.stderr.read() for b in builds]
+                answers += [ask(client, server.url) for _ in range(5)]
+                expected = not present
+                first_new = answers.index(expected)
+                assert all(a == expected for a in answers[first_new:]), answers
+                assert all(a == present for a in answers[:first_new]), answers
+                present = expected
+                assert run_hpckg("query", "-e", "ASK { ?s ?p ?o }", cwd=project).returncode == 0
+    finally:
+        server.stop()
