@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hpckg.contribute.check import check_files
-from hpckg.contribute.report import CODES
+from hpckg.datafiles.report import CODES
 
 CORPUS = Path(__file__).parent / "contributions"
 BAD = sorted((CORPUS / "bad").glob("*.ttl"))

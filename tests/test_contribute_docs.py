@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hpckg.contribute.report import CODES
+from hpckg.datafiles.report import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")

@@ -149,7 +149,7 @@ def test_templates_load_from_the_installed_package():
 
     import jinja2
 
-    from hpckg.render import environment
+    from hpckg.page.render import environment
 
     env = environment()
     folder = importlib.resources.files("hpckg") / "templates"
@@ -165,7 +165,7 @@ def test_templates_load_from_the_installed_package():
 
 
 def test_html_templates_autoescape_and_markdown_ones_do_not():
-    from hpckg.render import environment
+    from hpckg.page.render import environment
 
     env = environment()
     assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import machinegraphs, paths, project
+from hpckg import datafiles, machinegraphs, paths, project
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
@@ -149,8 +149,6 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
 
 def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:
     """Load everything and materialise derived facts into an empty store (no validation)."""
-    from hpckg.contribute import datafiles
-
     files = source_files(extra)
     here = project.current()
     summary = BuildSummary(location=store.location, root=here.describe(), files=len(files),

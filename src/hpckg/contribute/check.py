@@ -15,14 +15,14 @@ from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.edits import check_edits
-from hpckg.contribute.filecheck import (
+from hpckg.datafiles.filecheck import (
     ParsedFile,
     check_directives,
     check_file_name,
     check_terms,
     read_and_parse,
 )
-from hpckg.contribute.report import CheckReport
+from hpckg.datafiles.report import CheckReport
 from hpckg.namespaces import hpc
 from hpckg.store import Store
 from hpckg.terms import CLAIM, RDF_TYPE, TIER

@@ -17,8 +17,8 @@ from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
-from hpckg.contribute.filecheck import ParsedFile
-from hpckg.contribute.report import CheckReport
+from hpckg.datafiles.filecheck import ParsedFile
+from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.store import Store

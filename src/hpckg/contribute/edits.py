@@ -17,8 +17,8 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg.claims import shorten
-from hpckg.contribute.filecheck import ParsedFile
-from hpckg.contribute.report import CheckReport
+from hpckg.datafiles.filecheck import ParsedFile
+from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.namespaces import hpc

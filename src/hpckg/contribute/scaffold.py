@@ -10,7 +10,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import paths
-from hpckg.contribute.filecheck import TODO_NS
+from hpckg.datafiles.filecheck import TODO_NS
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import SlugError, is_slug, name_keys, slugify

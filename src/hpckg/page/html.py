@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hpckg.page.model import SystemPage
-from hpckg.render import render
+from hpckg.page.render import render
 
 LinkTo = Callable[[str], str]
 

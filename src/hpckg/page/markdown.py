@@ -4,7 +4,7 @@ escaped there with the `md` filter."""
 from __future__ import annotations
 
 from hpckg.page.model import SystemPage
-from hpckg.render import render
+from hpckg.page.render import render
 
 
 def render_markdown(page: SystemPage) -> str:

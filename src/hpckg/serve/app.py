@@ -45,8 +45,8 @@ from starlette.types import Receive, Scope, Send
 from hpckg.errors import HpckgError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
+from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
-from hpckg.render import content_security_policy
 from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache
 from hpckg.serve.entities import describe, summary

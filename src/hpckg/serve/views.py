@@ -18,8 +18,8 @@ from hpckg.claims import iri_ref, labels
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.model import Link
+from hpckg.page.render import render
 from hpckg.query import CannedQuery
-from hpckg.render import render
 from hpckg.serve import urls
 from hpckg.serve.entities import Claim, claims
 from hpckg.serve.sparql import json_term_text

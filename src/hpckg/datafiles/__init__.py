@@ -1,5 +1,9 @@
 """The rules for what a data file may state, applied wherever the project's own Turtle is read.
 
+`filecheck` holds the file-level rules (syntax, encoding, directives, terms, IRIs, file names) and
+`report` the problem codes and the review a contributor reads; this module applies them to a set of files
+with the ownership rule across them.
+
 `hpckg check` reviews a contribution against them; `hpckg build` and `hpckg validate` apply the same
 file-level rules to every file under the data folders (and to extra files they are given), and the
 ownership rule across them: an entity, term or shape belongs to the one file that types it, and no other
@@ -17,14 +21,14 @@ import pyoxigraph as ox
 
 from hpckg import project
 from hpckg.claims import shorten
-from hpckg.contribute.filecheck import (
+from hpckg.datafiles.filecheck import (
     ParsedFile,
     check_directives,
     check_file_name,
     check_terms,
     read_and_parse,
 )
-from hpckg.contribute.report import CheckReport
+from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.namespaces import hpc
 from hpckg.store import parse_file

@@ -15,7 +15,7 @@ import pyoxigraph as ox
 
 from hpckg import paths, project
 from hpckg.claims import find_iri, shorten
-from hpckg.contribute.report import CheckReport
+from hpckg.datafiles.report import CheckReport
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
