@@ -217,8 +217,10 @@ def test_megascale_page(pages):
     assert (mfu.label, mfu.figure.display) == ("Model FLOPs utilization", "55.2 %")
     metric = next(row for row in page.metrics if row.label == "Accelerators")
     assert (metric.figure.display, metric.figure.as_of) == ("12,288 accelerators", "2023-09")
-    assert metric.figure.basis and metric.figure.basis.text == "operator stated"
-    assert metric.figure.note and "12,288 GPUs used for the 175B MFU run" in metric.figure.note
+    # stated once on the accelerator row; the system metric is derived from it (issue 9, item 9)
+    assert metric.figure.basis and metric.figure.basis.text == "derived"
+    assert metric.figure.note == "Sum of the system's accelerator quantities (see its components)."
+    assert metric.figure.sources and metric.figure.sources[0].host == "arxiv.org"
     assert page.timeline == []
     assert [(c.date, c.text) for c in page.changes] == [("2026-10-09", "Added ByteDance MegaScale Cluster")]
     [check] = page.checks
@@ -272,7 +274,7 @@ def test_megascale_markdown(pages):
         assert f"\n{heading}\n" in md
     for figure in ("12,288 reported; more than 10,000 reported", "| Model FLOPs utilization (%) | 55.2 % |",
                    "| Broadcom |", "| ByteDance |", "| Accelerators | 12,288 accelerators | 2023-09 | "
-                   "operator stated |", "does not name this system", "No dated events recorded.",
+                   "derived |", "does not name this system", "No dated events recorded.",
                    "- 2026-10-09 Added ByteDance MegaScale Cluster", "Operated by ByteDance",
                    "none of them mentions this system", pages["bytedance-megascale"].read):
         assert figure in md, figure
@@ -343,9 +345,8 @@ def test_megascale_html_figures_in_table_cells(pages):
     assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom"
     assert row_starting(checker.rows, "Integrator")[2] == "ByteDance"
     assert row_starting(checker.rows, "Accelerators")[1:5] == [
-        "12,288 accelerators", "2023-09", "operator stated",
-        "MegaScale paper: largest production LLM cluster exceeds 10,000 NVIDIA Ampere GPUs; 12,288 GPUs used "
-        "for the 175B MFU run."]
+        "12,288 accelerators", "2023-09", "derived",
+        "Sum of the system's accelerator quantities (see its components)."]
     assert row_starting(checker.rows, "arxiv.org", "does not name")[1] == "does not name this system"
     text = visible(checker)
     assert "55.2 percent MFU" in text and "No dated events recorded." in text

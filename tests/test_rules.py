@@ -102,10 +102,10 @@ def test_site_total_carries_provenance_and_the_weakest_input_tier():
     assert one == {
         "claim": f"{ID}claim/one-accelerator-count-derived", "value": 150, "tier": "lead",
         "basis": "derived", "rank": "preferred", "activity": "derive-30-site-totals",
-        "inputs": {"alpha-q1", "beta-q1"}, "sources": 0}
+        "inputs": {"alpha-q1", "beta-q1", "alpha-site", "beta-site"}, "sources": 0}
     two = site_total(store, "two")
     assert two is not None and two["value"] == 7 and two["tier"] == "reported"
-    assert two["inputs"] == {"gamma-q1"}
+    assert two["inputs"] == {"gamma-q1", "gamma-site"}
     # the derived claim is a hpc:Claim too, so generic claim queries (truthy, tier counts) see it
     assert store.query(f"ASK {{ <{one['claim']}> a hpc:Claim }}")
     # and the site gets its truthy triple, since rule 10 ran before the claim existed
@@ -116,12 +116,17 @@ def test_site_total_carries_provenance_and_the_weakest_input_tier():
     ("machine-generated never counts",
      [f"{REPORTED} ; hpc:value 100", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:rank rank:preferred ;"
       " hpc:basis basis:machine-generated ; hpc:value 100000"], (100, {"q1"})),
+    # the current (best) quantity is the one that counts: when it is excluded or only a bound, the component
+    # adds nothing rather than an older or weaker figure
     ("excluded from totals never counts",
      [f"{REPORTED} ; hpc:value 100 ; hpc:excludedFromTotals true",
-      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90"], (90, {"q2"})),
+      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90"], (0, set())),
     ("bounded-only never counts",
      [f"{REPORTED} ; hpc:minExclusive 10000", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:value 80"],
-     (80, {"q2"})),
+     (0, set())),
+    ("a normal excluded claim never counts",
+     ["hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90 ; hpc:excludedFromTotals true"],
+     (0, set())),
     ("deprecated never counts",
      ["hpc:property hpc:quantity ; hpc:tier tier:verified ; hpc:rank rank:deprecated ; hpc:value 999",
       "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 70"], (70, {"q2"})),
@@ -137,7 +142,8 @@ def test_only_one_eligible_quantity_per_component_counts(case, claims, expected)
     total = site_total(store, "one")
     assert total is not None, case
     value, inputs = expected
-    assert (total["value"], total["inputs"]) == (value + 1, {f"alpha-{q}" for q in inputs} | {"beta-q1"}), case
+    alpha = {f"alpha-{q}" for q in inputs} | ({"alpha-site"} if inputs else set())
+    assert (total["value"], total["inputs"]) == (value + 1, alpha | {"beta-q1", "beta-site"}), case
 
 
 def test_no_total_when_nothing_counts_and_machine_generated_site_claims_are_ignored():
@@ -166,7 +172,7 @@ def test_accelerator_quantity_is_derived_from_nodes_times_per_node_when_missing(
     assert inputs == {f"{ID}claim/alpha-q1", f"{ID}claim/alpha-q2"}
     total = site_total(store, "one")
     assert total is not None and total["value"] == 32 and total["tier"] == "lead"
-    assert total["inputs"] == {"alpha-accelerator-quantity-derived"}
+    assert total["inputs"] == {"alpha-accelerator-quantity-derived", "alpha-site"}
 
 
 def test_a_stated_quantity_is_never_overridden_by_nodes_times_per_node():
@@ -186,8 +192,9 @@ def test_a_normal_site_claim_places_a_system_when_none_is_preferred_and_only_one
         + system("beta", None, [f"{REPORTED} ; hpc:value 4"]) + normal_site.format("beta", "one", "lead")
         + normal_site.format("beta", "two", "reported"))
     one, two = site_total(store, "one"), site_total(store, "two")
-    assert one is not None and (one["value"], one["inputs"]) == (3, {"alpha-q1"})
-    assert two is not None and (two["value"], two["inputs"]) == (4, {"beta-q1"}), "beta counts once, at its surer site"
+    assert one is not None and (one["value"], one["inputs"]) == (3, {"alpha-q1", "alpha-site-one"})
+    assert two is not None and (two["value"], two["inputs"]) == (4, {"beta-q1", "beta-site-two"}), \
+        "beta counts once, at its surer site"
 
 
 LINEAGE = """
