@@ -35,7 +35,7 @@ def store() -> Store:
 @pytest.fixture(scope="module")
 def pages(store) -> dict[str, SystemPage]:
     return {slug: system_page(store, find_system(store, slug))
-            for slug in ("kalos", "seren", "bytedance-megascale")}
+            for slug in ("kalos", "seren", "bytedance-megascale", "nsi-zhengzhou-100k-cluster")}
 
 
 # --- HTML checking ------------------------------------------------------------------------------------
@@ -497,3 +497,30 @@ def test_cli_missing_store_exits_2(tmp_path):
     result = run("page", "kalos", "--store", str(tmp_path / "nowhere"))
     assert result.returncode == 2
     assert "run `hpckg build` first" in result.stderr
+
+
+# --- issue 9, item 10 -------------------------------------------------------------------------------------
+
+def test_component_rows_keep_the_machine_generated_label_and_show_topology_and_extra_details(pages):
+    from hpckg.page.text import part_summary, row_tier_text
+    rows = {row.role.text: row for row in pages["nsi-zhengzhou-100k-cluster"].components}
+    interconnect = rows["Interconnect"]
+    assert interconnect.machine_generated
+    assert "machine-generated" in row_tier_text(interconnect)
+    assert any(line.startswith("topology: distributed mesh") for line in part_summary(interconnect))
+    accelerator = rows["Accelerator"]
+    assert any("MindSpore" in line and "machine-generated" in line for line in part_summary(accelerator))
+    megascale = {row.role.text: row for row in pages["bytedance-megascale"].components}
+    assert "topology: three-layer CLOS" in part_summary(megascale["Interconnect"])
+
+
+def test_preamble_says_each_sentence_once(pages):
+    from hpckg.page.text import preamble_sentences
+    text = " ".join(preamble_sentences(pages["kalos"])).casefold()
+    assert text.count("every claim carries its source") == 1
+    assert text.count("lead, not a citation") == 1
+
+
+def test_news_lead_header_says_the_operator_is_not_named(pages):
+    page = pages["nsi-zhengzhou-100k-cluster"]
+    assert page.operator.text == "not named" and page.operator.tier and page.operator.tier.label == "lead"

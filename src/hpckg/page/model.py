@@ -101,6 +101,10 @@ class ComponentRow:
     sources: tuple[SourceLink, ...]
     lead: bool = False
     figures: list[Figure] = field(default_factory=list)
+    # the row's other claims, as "label: value" lines (a topology, further details); machine-generated ones
+    # are marked in the text
+    details: list[str] = field(default_factory=list)
+    machine_generated: bool = False  # some figure of the row comes from machine-generated analysis
 
     @property
     def layout(self) -> str | None:

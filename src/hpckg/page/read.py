@@ -266,6 +266,15 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
     supplier_iri = first(hpc("supplierAtBuild")).entity
     detail = first(hpc("detail"))
     sources = tuple(dict.fromkeys(s for f in figures for s in f.sources))
+    shown = {hpc("partModel"), hpc("supplierAtBuild"), hpc("quantity"), hpc("nodeCount"), hpc("perNode")}
+    details = []
+    for claim, figure in zip(own, figures, strict=True):
+        if claim.property in shown or figure is detail:
+            continue
+        label = ontology.prop(claim.property).label
+        text = figure.display if claim.property != hpc("detail") else figure.text
+        marker = " (machine-generated analysis, not a citation)" if figure.machine_generated else ""
+        details.append(f"{text}{marker}" if claim.property == hpc("detail") else f"{label}: {text}{marker}")
     return ComponentRow(
         iri=iri, role=formatter.link(role) or Link("-"), part=formatter.link(part_iri),
         detail=detail.text if detail.present else None, specs=specs,
@@ -274,7 +283,8 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
         quantities=[f for c, f in zip(own, figures, strict=True) if c.property == hpc("quantity")],
         nodes=first(hpc("nodeCount")), per_node=first(hpc("perNode")),
         tier=weakest(f.tier for f in figures), sources=sources,
-        lead=any(f.lead for f in figures), figures=figures)
+        lead=any(f.lead for f in figures), figures=figures, details=details,
+        machine_generated=any(f.machine_generated for f in figures))
 
 
 def read_preamble(store, ontology: Ontology) -> Preamble:
