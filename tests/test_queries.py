@@ -361,3 +361,16 @@ def test_timeline_and_change_history(store):
     assert ("system/kalos", "Announced", "2024-03") in timeline
     history = {(r["entity"], r["date"]) for r in run(store, "change-history")}
     assert ("system/kalos", "2026-10-02") in history and ("system/seren", "2026-10-02") in history
+
+
+def test_timeline_lists_interval_starts_ends_and_edition_entries(tmp_path):
+    extra = Path(__file__).parent / "fixtures" / "timeseries" / "top500-style.ttl"
+    seeded = Store(None)
+    populate(seeded, extra=[extra])
+    rows = {(r["entity"], r["eventLabel"], r["change"], r["date"], r.get("value"))
+            for r in run(seeded, "timeline") if r["entity"] == "system/t5-blue-star"}
+    assert ("system/t5-blue-star", "site", "end", "2019-03", "site/t5-site-a") in rows
+    assert ("system/t5-blue-star", "site", "start", "2019-06", "site/t5-site-b") in rows
+    assert ("system/t5-blue-star", "name", "start", "2020-01", "Blue Star II") in rows
+    assert ("system/t5-blue-star", "list rank", "point in time", "2019-06", "7") in rows
+    assert ("system/t5-blue-star", "Decommissioned", "value", "2021-03", None) in rows
