@@ -28,6 +28,9 @@ PREFIXES = """\
 @prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
 @prefix rank:  <https://w3id.org/hpckg/vocab/rank/> .
 @prefix role:  <https://w3id.org/hpckg/vocab/role/> .
+@prefix xsd:   <http://www.w3.org/2001/XMLSchema#> .
+@prefix status: <https://w3id.org/hpckg/vocab/status/> .
+@prefix country: <https://w3id.org/hpckg/id/country/> .
 """
 
 
@@ -221,3 +224,83 @@ def test_rollup_follows_acquisitions_and_renamings_to_the_end():
 def test_rollsupto_is_defined_in_the_ontology():
     store = derive("")
     assert store.query("ASK { hpc:rollsUpTo rdfs:label ?l ; rdfs:comment ?c }")
+
+
+# --- issue 9, item 3: totals count current, existing systems once, with the claims they used ----------------
+
+def test_a_lead_site_claim_makes_a_lead_total():
+    ttl = system("alpha", "one", [f"{REPORTED} ; hpc:value 100"], site_extra="; hpc:tier tier:lead ")
+    store = derive(ttl.replace("hpc:tier tier:reported ; hpc:rank", "hpc:rank", 1))
+    total = site_total(store, "one")
+    assert total is not None and (total["value"], total["tier"]) == (100, "lead")
+    assert total["inputs"] == {"alpha-q1", "alpha-site"}
+
+
+def test_a_moved_system_counts_once_at_its_current_site_with_its_current_quantity():
+    moved = """
+claim:alpha-site-old a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:site ; hpc:value site:old ;
+    hpc:startTime "2018"^^xsd:gYear ; hpc:endTime "2019"^^xsd:gYear ;
+    hpc:tier tier:verified ; prov:hadPrimarySource src:paper .
+claim:alpha-site-new a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:site ; hpc:value site:new ;
+    hpc:startTime "2019"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:paper .
+"""
+    store = derive(system("alpha", None, [
+        "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 10 ; "
+        "hpc:pointInTime \"2018\"^^xsd:gYear",
+        "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 30 ; "
+        "hpc:pointInTime \"2019\"^^xsd:gYear"]) + moved)
+    assert site_total(store, "old") is None
+    new = site_total(store, "new")
+    assert new is not None and (new["value"], new["inputs"]) == (30, {"alpha-q2", "alpha-site-new"})
+
+
+@pytest.mark.parametrize("status", ["planned", "under-construction", "decommissioned"])
+def test_systems_that_do_not_exist_are_not_counted(status):
+    store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"])
+                   + system("beta", "one", [f"{REPORTED} ; hpc:value 7"])
+                   + f"""claim:alpha-status a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ;
+                       hpc:value status:{status} ; hpc:tier tier:reported ;
+                       prov:hadPrimarySource src:paper .\n""")
+    total = site_total(store, "one")
+    assert total is not None and (total["value"], total["inputs"]) == (7, {"beta-q1", "beta-site"})
+
+
+def test_truthy_picks_one_value_preferred_then_current_then_latest_then_tier():
+    store = derive("""
+sys:alpha a hpc:System .
+claim:a1 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:rmax ; hpc:value 1.0 ;
+    hpc:pointInTime "2019-06"^^xsd:gYearMonth ; hpc:tier tier:verified ;
+    prov:hadPrimarySource src:p .
+claim:a2 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:rmax ; hpc:value 2.0 ;
+    hpc:pointInTime "2020-06"^^xsd:gYearMonth ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a3 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:memoryTechnology ; hpc:value "HBM3" ;
+    hpc:basis basis:machine-generated ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a4 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:country ; hpc:value country:US ;
+    hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a5 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:country ; hpc:value country:CN ;
+    hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a6 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ; hpc:value status:operational ;
+    hpc:asOf "2019-06"^^xsd:gYearMonth ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a7 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ; hpc:value status:decommissioned ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a8 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:purpose ; hpc:value "HPC" ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a9 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:purpose ; hpc:value "AI" ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+""")
+
+    def values(prop: str) -> list[str]:
+        rows = store.query(f"SELECT ?v WHERE {{ sys:alpha hpc:{prop} ?v }}")
+        return sorted(r["v"].value.rsplit("/", 1)[-1] for r in rows)
+
+    assert values("rmax") == ["2"], "the latest edition's Rmax, whatever its tier"
+    assert values("memoryTechnology") == [], "machine-generated claims never make a plain triple"
+    assert values("country") == ["US"], "undated: the higher tier"
+    assert values("status") == ["decommissioned"], "the newest status, not the oldest"
+    assert values("purpose") == ["AI", "HPC"], "multi-valued properties keep every best-rank value"
