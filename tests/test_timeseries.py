@@ -164,3 +164,16 @@ def test_epoch_duplicate_records_are_linked_not_merged_and_count_once(store):
     assert not run_select(store, "SELECT ?x WHERE { sys:ep-anon-cluster owl:sameAs ?x }")
     unnamed = {r.get("country"): r for r in run(store, "accelerators-by-country")}[None]
     assert (unnamed["accelerators"], unnamed["systems"], unnamed["lead"]) == ("10000", "1", "10000")
+
+
+def test_external_ids_link_through_their_formatter_url(store):
+    from hpckg.page.html import render_html
+    from hpckg.page.markdown import render_markdown
+    page = system_page(store, SYS + "t5-blue-star")
+    row = next(r for r in page.facts if r.label == "TOP500 system ID")
+    assert (row.figure.text, row.figure.url) == ("179999", "https://www.top500.org/system/179999")
+    assert '<a href="https://www.top500.org/system/179999">179999</a>' in render_html(page)
+    assert "179999 <https://www.top500.org/system/179999>" in render_markdown(page)
+    epoch = system_page(store, SYS + "ep-anon-cluster")
+    name = next(r for r in epoch.facts if r.label == "Epoch AI cluster name")
+    assert name.figure.url is None, "Epoch's dataset has no per-record URL"

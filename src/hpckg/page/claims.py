@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pyoxigraph as ox
 
@@ -114,6 +114,7 @@ class PropertyInfo:
     unit: str = ""
     order: float = 1000.0
     classes: set[str] = field(default_factory=set)
+    formatter_url: str | None = None  # hpc:formatterURL of an external-identifier property
 
     def is_a(self, local: str) -> bool:
         return hpc(local) in self.classes
@@ -139,19 +140,23 @@ class Ontology:
     def read(cls, store) -> Ontology:
         properties: dict[str, PropertyInfo] = {}
         for row in select(store, """
-            SELECT ?p ?class ?label ?unit ?order WHERE {
+            SELECT ?p ?class ?label ?unit ?order ?formatter WHERE {
               ?p a ?class . ?class rdfs:subClassOf* hpc:ClaimProperty .
               OPTIONAL { ?p rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }
               OPTIONAL { ?p hpc:unit ?unit }
               OPTIONAL { ?p hpc:displayOrder ?order }
+              OPTIONAL { ?p hpc:formatterURL ?formatter }
             }"""):
             iri = str(row["p"])
             info = properties.setdefault(iri, PropertyInfo(iri, str(row.get("label") or iri)))
             info.classes.add(str(row["class"]))
+            info.classes.add(hpc("ClaimProperty"))  # an instance of any subclass is a claim property too
             if "unit" in row:
                 info.unit = str(row["unit"])
             if "order" in row:
                 info.order = float(row["order"])  # type: ignore[arg-type]
+            if "formatter" in row:
+                info.formatter_url = str(row["formatter"])
         tiers = {}
         for row in select(store, """
             SELECT ?tier ?label ?rank WHERE {
@@ -333,7 +338,9 @@ class Formatter:
             tier=tier, basis=self.link(claim.basis), as_of=claim.date or None,
             note=" ".join(claim.notes) or None, sources=tuple(claim.sources),
             lead=machine or (tier is not None and tier.rank <= self.ontology.lead_rank),
-            machine_generated=machine, value=claim.value)
+            machine_generated=machine, value=claim.value,
+            url=(info.formatter_url.replace("$1", quote(str(claim.value), safe=""))
+                 if info.formatter_url and claim.value is not None and not value_is_entity else None))
 
 
 def weakest(tiers: Iterable[Tier | None]) -> Tier | None:

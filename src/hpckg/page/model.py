@@ -54,6 +54,7 @@ class Figure:
     as_of: str | None = None
     note: str | None = None
     sources: tuple[SourceLink, ...] = ()
+    url: str | None = None  # an external identifier's link (the property's hpc:formatterURL with $1 filled)
     lead: bool = False
     machine_generated: bool = False
     value: object = None
