@@ -93,3 +93,16 @@ def test_core_datatype_and_pattern_match_pyshacl(tmp_path: Path) -> None:
     assert keys(fast) == keys(reference)
     assert ("count", "urn:d", "https://w3id.org/hpckg/ontology#countFound", "x") in keys(fast)
     assert ("slug", "urn:b", "https://w3id.org/hpckg/ontology#slug", "Not OK") in keys(fast)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["top500-style", "epoch-style"])
+def test_timeseries_fixture_same_as_pyshacl(name: str) -> None:
+    """The TOP500-style and Epoch-style fixtures of issue 9, with the curated data beside them."""
+    from hpckg.build import populate
+
+    store = Store(None)
+    populate(store, extra=[Path(__file__).parent / "fixtures" / "timeseries" / f"{name}.ttl"])
+    fast = validate(store)
+    assert fast.conforms
+    assert_same(fast, validate(store, "pyshacl"))

@@ -35,7 +35,7 @@ def store() -> Store:
 @pytest.fixture(scope="module")
 def pages(store) -> dict[str, SystemPage]:
     return {slug: system_page(store, find_system(store, slug))
-            for slug in ("kalos", "seren", "bytedance-megascale")}
+            for slug in ("kalos", "seren", "bytedance-megascale", "nsi-zhengzhou-100k-cluster")}
 
 
 # --- HTML checking ------------------------------------------------------------------------------------
@@ -217,8 +217,10 @@ def test_megascale_page(pages):
     assert (mfu.label, mfu.figure.display) == ("Model FLOPs utilization", "55.2 %")
     metric = next(row for row in page.metrics if row.label == "Accelerators")
     assert (metric.figure.display, metric.figure.as_of) == ("12,288 accelerators", "2023-09")
-    assert metric.figure.basis and metric.figure.basis.text == "operator stated"
-    assert metric.figure.note and "12,288 GPUs used for the 175B MFU run" in metric.figure.note
+    # stated once on the accelerator row; the system metric is derived from it (issue 9, item 9)
+    assert metric.figure.basis and metric.figure.basis.text == "derived"
+    assert metric.figure.note == "Sum of the system's accelerator quantities (see its components)."
+    assert metric.figure.sources and metric.figure.sources[0].host == "arxiv.org"
     assert page.timeline == []
     assert [(c.date, c.text) for c in page.changes] == [("2026-10-09", "Added ByteDance MegaScale Cluster")]
     [check] = page.checks
@@ -272,7 +274,7 @@ def test_megascale_markdown(pages):
         assert f"\n{heading}\n" in md
     for figure in ("12,288 reported; more than 10,000 reported", "| Model FLOPs utilization (%) | 55.2 % |",
                    "| Broadcom |", "| ByteDance |", "| Accelerators | 12,288 accelerators | 2023-09 | "
-                   "operator stated |", "does not name this system", "No dated events recorded.",
+                   "derived |", "does not name this system", "No dated events recorded.",
                    "- 2026-10-09 Added ByteDance MegaScale Cluster", "Operated by ByteDance",
                    "none of them mentions this system", pages["bytedance-megascale"].read):
         assert figure in md, figure
@@ -343,9 +345,8 @@ def test_megascale_html_figures_in_table_cells(pages):
     assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom"
     assert row_starting(checker.rows, "Integrator")[2] == "ByteDance"
     assert row_starting(checker.rows, "Accelerators")[1:5] == [
-        "12,288 accelerators", "2023-09", "operator stated",
-        "MegaScale paper: largest production LLM cluster exceeds 10,000 NVIDIA Ampere GPUs; 12,288 GPUs used "
-        "for the 175B MFU run."]
+        "12,288 accelerators", "2023-09", "derived",
+        "Sum of the system's accelerator quantities (see its components)."]
     assert row_starting(checker.rows, "arxiv.org", "does not name")[1] == "does not name this system"
     text = visible(checker)
     assert "55.2 percent MFU" in text and "No dated events recorded." in text
@@ -496,3 +497,30 @@ def test_cli_missing_store_exits_2(tmp_path):
     result = run("page", "kalos", "--store", str(tmp_path / "nowhere"))
     assert result.returncode == 2
     assert "run `hpckg build` first" in result.stderr
+
+
+# --- issue 9, item 10 -------------------------------------------------------------------------------------
+
+def test_component_rows_keep_the_machine_generated_label_and_show_topology_and_extra_details(pages):
+    from hpckg.page.text import part_summary, row_tier_text
+    rows = {row.role.text: row for row in pages["nsi-zhengzhou-100k-cluster"].components}
+    interconnect = rows["Interconnect"]
+    assert interconnect.machine_generated
+    assert "machine-generated" in row_tier_text(interconnect)
+    assert any(line.startswith("topology: distributed mesh") for line in part_summary(interconnect))
+    accelerator = rows["Accelerator"]
+    assert any("MindSpore" in line and "machine-generated" in line for line in part_summary(accelerator))
+    megascale = {row.role.text: row for row in pages["bytedance-megascale"].components}
+    assert "topology: three-layer CLOS" in part_summary(megascale["Interconnect"])
+
+
+def test_preamble_says_each_sentence_once(pages):
+    from hpckg.page.text import preamble_sentences
+    text = " ".join(preamble_sentences(pages["kalos"])).casefold()
+    assert text.count("every claim carries its source") == 1
+    assert text.count("lead, not a citation") == 1
+
+
+def test_news_lead_header_says_the_operator_is_not_named(pages):
+    page = pages["nsi-zhengzhou-100k-cluster"]
+    assert page.operator.text == "not named" and page.operator.tier and page.operator.tier.label == "lead"

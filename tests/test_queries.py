@@ -232,7 +232,7 @@ claim:kalos-accelerator-quantity-machine a hpc:Claim ;
     prov:hadPrimarySource src:arxiv-2403-07648 .
 claim:seren-accelerator-quantity-excluded a hpc:Claim ;
     hpc:about cmp:seren-accelerator ; hpc:property hpc:quantity ; hpc:value 50000 ;
-    hpc:tier tier:verified ; hpc:rank rank:preferred ; hpc:excludedFromTotals true ;
+    hpc:tier tier:verified ; hpc:rank rank:normal ; hpc:excludedFromTotals true ;
     prov:hadPrimarySource src:arxiv-2403-07648 .
 """
 
@@ -242,7 +242,8 @@ def test_machine_generated_and_excluded_claims_never_appear_in_any_total(store, 
     assert not store.query("""ASK {
         ?total a hpc:DerivedClaim ; prov:wasDerivedFrom+ ?input . ?input hpc:basis basis:machine-generated }""")
     # And with machine-generated 100,000s on Kalos (one the only quantity of a second accelerator row) and an
-    # excluded verified 50,000 on Seren added, every total stays as it was:
+    # excluded verified 50,000 on Seren added (normal rank: a preferred excluded claim would be Seren's
+    # current quantity and Seren would add nothing, tests/test_rules.py), every total stays as it was:
     extra = tmp_path / "machine.ttl"
     extra.write_text(MACHINE_GENERATED, encoding="utf-8")
     seeded = Store(None)
@@ -256,13 +257,15 @@ def test_machine_generated_and_excluded_claims_never_appear_in_any_total(store, 
     assert {r["country"]: r["accelerators"] for r in run(seeded, "accelerators-by-country")} == before
 
 
-def test_derived_facts_list_the_acme_total_with_its_two_inputs(store):
+def test_derived_facts_list_the_acme_total_with_its_inputs(store):
     rows = {r["claim"]: r for r in run(store, "derived-facts")}
     acme = rows["claim/acme-accelerator-count-derived"]
+    # its inputs are the two quantities and each system's site and status claim (issue 9, item 3)
     assert (acme["about"], acme["value"], acme["tier"], acme["rule"], acme["inputCount"]) == (
-        "site/acme", "4704", "tier/reported", "30-site-totals", "2")
+        "site/acme", "4704", "tier/reported", "30-site-totals", "6")
     assert {i.removeprefix(ID) for i in acme["inputs"].split()} == {
-        "claim/kalos-accelerator-quantity", "claim/seren-accelerator-quantity"}
+        "claim/kalos-accelerator-quantity", "claim/seren-accelerator-quantity", "claim/kalos-site",
+        "claim/seren-site", "claim/kalos-status", "claim/seren-status"}
     assert all(r["rule"] for r in rows.values()), "every derived claim names the rule that made it"
 
 
@@ -358,3 +361,16 @@ def test_timeline_and_change_history(store):
     assert ("system/kalos", "Announced", "2024-03") in timeline
     history = {(r["entity"], r["date"]) for r in run(store, "change-history")}
     assert ("system/kalos", "2026-10-02") in history and ("system/seren", "2026-10-02") in history
+
+
+def test_timeline_lists_interval_starts_ends_and_edition_entries(tmp_path):
+    extra = Path(__file__).parent / "fixtures" / "timeseries" / "top500-style.ttl"
+    seeded = Store(None)
+    populate(seeded, extra=[extra])
+    rows = {(r["entity"], r["eventLabel"], r["change"], r["date"], r.get("value"))
+            for r in run(seeded, "timeline") if r["entity"] == "system/t5-blue-star"}
+    assert ("system/t5-blue-star", "site", "end", "2019-03", "site/t5-site-a") in rows
+    assert ("system/t5-blue-star", "site", "start", "2019-06", "site/t5-site-b") in rows
+    assert ("system/t5-blue-star", "name", "start", "2020-01", "Blue Star II") in rows
+    assert ("system/t5-blue-star", "list rank", "point in time", "2019-06", "7") in rows
+    assert ("system/t5-blue-star", "Decommissioned", "value", "2021-03", None) in rows

@@ -28,6 +28,9 @@ PREFIXES = """\
 @prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
 @prefix rank:  <https://w3id.org/hpckg/vocab/rank/> .
 @prefix role:  <https://w3id.org/hpckg/vocab/role/> .
+@prefix xsd:   <http://www.w3.org/2001/XMLSchema#> .
+@prefix status: <https://w3id.org/hpckg/vocab/status/> .
+@prefix country: <https://w3id.org/hpckg/id/country/> .
 """
 
 
@@ -102,10 +105,10 @@ def test_site_total_carries_provenance_and_the_weakest_input_tier():
     assert one == {
         "claim": f"{ID}claim/one-accelerator-count-derived", "value": 150, "tier": "lead",
         "basis": "derived", "rank": "preferred", "activity": "derive-30-site-totals",
-        "inputs": {"alpha-q1", "beta-q1"}, "sources": 0}
+        "inputs": {"alpha-q1", "beta-q1", "alpha-site", "beta-site"}, "sources": 0}
     two = site_total(store, "two")
     assert two is not None and two["value"] == 7 and two["tier"] == "reported"
-    assert two["inputs"] == {"gamma-q1"}
+    assert two["inputs"] == {"gamma-q1", "gamma-site"}
     # the derived claim is a hpc:Claim too, so generic claim queries (truthy, tier counts) see it
     assert store.query(f"ASK {{ <{one['claim']}> a hpc:Claim }}")
     # and the site gets its truthy triple, since rule 10 ran before the claim existed
@@ -116,12 +119,17 @@ def test_site_total_carries_provenance_and_the_weakest_input_tier():
     ("machine-generated never counts",
      [f"{REPORTED} ; hpc:value 100", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:rank rank:preferred ;"
       " hpc:basis basis:machine-generated ; hpc:value 100000"], (100, {"q1"})),
+    # the current (best) quantity is the one that counts: when it is excluded or only a bound, the component
+    # adds nothing rather than an older or weaker figure
     ("excluded from totals never counts",
      [f"{REPORTED} ; hpc:value 100 ; hpc:excludedFromTotals true",
-      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90"], (90, {"q2"})),
+      "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90"], (0, set())),
     ("bounded-only never counts",
      [f"{REPORTED} ; hpc:minExclusive 10000", "hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:value 80"],
-     (80, {"q2"})),
+     (0, set())),
+    ("a normal excluded claim never counts",
+     ["hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 90 ; hpc:excludedFromTotals true"],
+     (0, set())),
     ("deprecated never counts",
      ["hpc:property hpc:quantity ; hpc:tier tier:verified ; hpc:rank rank:deprecated ; hpc:value 999",
       "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 70"], (70, {"q2"})),
@@ -137,7 +145,8 @@ def test_only_one_eligible_quantity_per_component_counts(case, claims, expected)
     total = site_total(store, "one")
     assert total is not None, case
     value, inputs = expected
-    assert (total["value"], total["inputs"]) == (value + 1, {f"alpha-{q}" for q in inputs} | {"beta-q1"}), case
+    alpha = {f"alpha-{q}" for q in inputs} | ({"alpha-site"} if inputs else set())
+    assert (total["value"], total["inputs"]) == (value + 1, alpha | {"beta-q1", "beta-site"}), case
 
 
 def test_no_total_when_nothing_counts_and_machine_generated_site_claims_are_ignored():
@@ -166,7 +175,7 @@ def test_accelerator_quantity_is_derived_from_nodes_times_per_node_when_missing(
     assert inputs == {f"{ID}claim/alpha-q1", f"{ID}claim/alpha-q2"}
     total = site_total(store, "one")
     assert total is not None and total["value"] == 32 and total["tier"] == "lead"
-    assert total["inputs"] == {"alpha-accelerator-quantity-derived"}
+    assert total["inputs"] == {"alpha-accelerator-quantity-derived", "alpha-site"}
 
 
 def test_a_stated_quantity_is_never_overridden_by_nodes_times_per_node():
@@ -186,8 +195,9 @@ def test_a_normal_site_claim_places_a_system_when_none_is_preferred_and_only_one
         + system("beta", None, [f"{REPORTED} ; hpc:value 4"]) + normal_site.format("beta", "one", "lead")
         + normal_site.format("beta", "two", "reported"))
     one, two = site_total(store, "one"), site_total(store, "two")
-    assert one is not None and (one["value"], one["inputs"]) == (3, {"alpha-q1"})
-    assert two is not None and (two["value"], two["inputs"]) == (4, {"beta-q1"}), "beta counts once, at its surer site"
+    assert one is not None and (one["value"], one["inputs"]) == (3, {"alpha-q1", "alpha-site-one"})
+    assert two is not None and (two["value"], two["inputs"]) == (4, {"beta-q1", "beta-site-two"}), \
+        "beta counts once, at its surer site"
 
 
 LINEAGE = """
@@ -214,3 +224,83 @@ def test_rollup_follows_acquisitions_and_renamings_to_the_end():
 def test_rollsupto_is_defined_in_the_ontology():
     store = derive("")
     assert store.query("ASK { hpc:rollsUpTo rdfs:label ?l ; rdfs:comment ?c }")
+
+
+# --- issue 9, item 3: totals count current, existing systems once, with the claims they used ----------------
+
+def test_a_lead_site_claim_makes_a_lead_total():
+    ttl = system("alpha", "one", [f"{REPORTED} ; hpc:value 100"], site_extra="; hpc:tier tier:lead ")
+    store = derive(ttl.replace("hpc:tier tier:reported ; hpc:rank", "hpc:rank", 1))
+    total = site_total(store, "one")
+    assert total is not None and (total["value"], total["tier"]) == (100, "lead")
+    assert total["inputs"] == {"alpha-q1", "alpha-site"}
+
+
+def test_a_moved_system_counts_once_at_its_current_site_with_its_current_quantity():
+    moved = """
+claim:alpha-site-old a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:site ; hpc:value site:old ;
+    hpc:startTime "2018"^^xsd:gYear ; hpc:endTime "2019"^^xsd:gYear ;
+    hpc:tier tier:verified ; prov:hadPrimarySource src:paper .
+claim:alpha-site-new a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:site ; hpc:value site:new ;
+    hpc:startTime "2019"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:paper .
+"""
+    store = derive(system("alpha", None, [
+        "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 10 ; "
+        "hpc:pointInTime \"2018\"^^xsd:gYear",
+        "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 30 ; "
+        "hpc:pointInTime \"2019\"^^xsd:gYear"]) + moved)
+    assert site_total(store, "old") is None
+    new = site_total(store, "new")
+    assert new is not None and (new["value"], new["inputs"]) == (30, {"alpha-q2", "alpha-site-new"})
+
+
+@pytest.mark.parametrize("status", ["planned", "under-construction", "decommissioned"])
+def test_systems_that_do_not_exist_are_not_counted(status):
+    store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"])
+                   + system("beta", "one", [f"{REPORTED} ; hpc:value 7"])
+                   + f"""claim:alpha-status a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ;
+                       hpc:value status:{status} ; hpc:tier tier:reported ;
+                       prov:hadPrimarySource src:paper .\n""")
+    total = site_total(store, "one")
+    assert total is not None and (total["value"], total["inputs"]) == (7, {"beta-q1", "beta-site"})
+
+
+def test_truthy_picks_one_value_preferred_then_current_then_latest_then_tier():
+    store = derive("""
+sys:alpha a hpc:System .
+claim:a1 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:rmax ; hpc:value 1.0 ;
+    hpc:pointInTime "2019-06"^^xsd:gYearMonth ; hpc:tier tier:verified ;
+    prov:hadPrimarySource src:p .
+claim:a2 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:rmax ; hpc:value 2.0 ;
+    hpc:pointInTime "2020-06"^^xsd:gYearMonth ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a3 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:memoryTechnology ; hpc:value "HBM3" ;
+    hpc:basis basis:machine-generated ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a4 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:country ; hpc:value country:US ;
+    hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a5 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:country ; hpc:value country:CN ;
+    hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a6 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ; hpc:value status:operational ;
+    hpc:asOf "2019-06"^^xsd:gYearMonth ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a7 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:status ; hpc:value status:decommissioned ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+claim:a8 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:purpose ; hpc:value "HPC" ; hpc:tier tier:lead ;
+    prov:hadPrimarySource src:p .
+claim:a9 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:purpose ; hpc:value "AI" ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+""")
+
+    def values(prop: str) -> list[str]:
+        rows = store.query(f"SELECT ?v WHERE {{ sys:alpha hpc:{prop} ?v }}")
+        return sorted(r["v"].value.rsplit("/", 1)[-1] for r in rows)
+
+    assert values("rmax") == ["2"], "the latest edition's Rmax, whatever its tier"
+    assert values("memoryTechnology") == [], "machine-generated claims never make a plain triple"
+    assert values("country") == ["US"], "undated: the higher tier"
+    assert values("status") == ["decommissioned"], "the newest status, not the oldest"
+    assert values("purpose") == ["AI", "HPC"], "multi-valued properties keep every best-rank value"

@@ -265,7 +265,15 @@ def test_acme_system_components(store: Store, slug: str):
     assert reported(store, cpu, "hpc:supplierAtBuild", ARXIV_ACME).value == "orgn:intel"
     assert reported(store, cpu, "hpc:perNode", ARXIV_ACME).number() == 2
     assert reported(store, cpu, "hpc:nodeCount", ARXIV_ACME).number() == seed["nodes"]
-    assert reported(store, cpu, "hpc:quantity", ARXIV_ACME).number() == seed["cpus"] == 2 * seed["nodes"]
+    # the CPU total is derived (nodes × per node, rule 25), never stated: the paper gives the per-node figure
+    cpus = the_claim(store, cpu, "hpc:quantity")
+    assert (cpus.number(), cpus.tier, cpus.sources) == (seed["cpus"], "tier:reported", set())
+    assert cpus.iri == f"claim:{slug}-cpu-quantity-derived" and cpus.as_of
+    inputs = {r["i"] for r in select(store, f"SELECT ?i WHERE {{ {cpus.iri} prov:wasDerivedFrom ?i }}")}
+    assert inputs == {f"claim:{slug}-cpu-nodes", f"claim:{slug}-cpu-per-node"}
+    used = {r["i"] for r in select(store, "SELECT ?i WHERE { act:derive-25-component-quantity prov:used ?i }")}
+    assert inputs <= used
+    assert seed["cpus"] == 2 * seed["nodes"]
 
     memory = f"cmp:{slug}-memory"
     assert truthy(store, memory, "hpc:role") == ["role:memory"]
@@ -401,10 +409,14 @@ def test_megascale_rows(store: Store):
 
 
 def test_megascale_metrics_mfu_and_hopper_plan(store: Store):
-    count = reported(store, MEGASCALE, "hpc:acceleratorCount", ARXIV_MEGASCALE)
-    assert (count.number(), count.as_of, count.basis) == (12288, "2023-09", "basis:operator-stated")
-    assert count.note == ("MegaScale paper: largest production LLM cluster exceeds 10,000 NVIDIA Ampere GPUs; "
-                          "12,288 GPUs used for the 175B MFU run.")
+    # 12,288 is stated once, on the accelerator row; the system's accelerator count is derived from it
+    count = the_claim(store, MEGASCALE, "hpc:acceleratorCount")
+    assert (count.number(), count.as_of, count.basis, count.tier) == (
+        12288, "2023-09", "basis:derived", "tier:reported")
+    assert select(store, f"SELECT ?i WHERE {{ {count.iri} prov:wasDerivedFrom ?i }}") == [
+        {"i": "claim:bytedance-megascale-accelerator-quantity"}]
+    stated = [c for c in claims(store, MEGASCALE, "hpc:acceleratorCount") if c.basis != "basis:derived"]
+    assert not stated
     mfu = reported(store, MEGASCALE, "hpc:modelFlopsUtilization", ARXIV_MEGASCALE)
     assert mfu.number() == Decimal("0.552") and "175B model on 12,288 GPUs" in mfu.note
     assert reported(store, MEGASCALE, "hpc:trainedModelParameters", ARXIV_MEGASCALE).number() == 175 * 10**9
@@ -455,11 +467,15 @@ def test_news_key_points_are_reported_leads(store: Store):
     assert lead(store, gpu, "hpc:partModel", machine=False).value == "part:domestic-ai-accelerator-card"
     assert lead(store, NSI, "hpc:site", machine=False).value == "site:nsi-zhengzhou-node"
     assert lead(store, "site:nsi-zhengzhou-node", "hpc:location", machine=False).value == "Zhengzhou"
-    assert lead(store, NSI, "hpc:operator", machine=False).value == "orgn:national-supercomputing-internet"
+    # no source names the operators: some-value claims (issue 9, item 5), and no plain operator triple
+    for system in (NSI, GBA):
+        operator = lead(store, system, "hpc:operator", machine=False)
+        assert operator.value is None
+        assert bool(store.query(f"ASK {{ {operator.iri} a hpc:SomeValueClaim }}"))
+        assert truthy(store, system, "hpc:operator") == []
     assert lead(store, NSI, "hpc:relatedSystem", machine=False).value == GBA
     assert lead(store, GBA, "hpc:site", machine=False).value == "site:greater-bay-area"
     assert lead(store, GBA, "hpc:status", machine=False).value == "status:under-construction"
-    assert lead(store, GBA, "hpc:operator", machine=False).value == "orgn:national-supercomputing-internet"
     plan = lead(store, "orgn:ndrc", "hpc:statedPlan", machine=False)
     assert plan.value == "NDRC is shaping the next five-year plan around a nationwide compute fabric."
     assert the_claim(store, "orgn:ndrc", "hpc:organisationType").value == "orgtype:government-body"

@@ -70,7 +70,8 @@ def test_json_twin_is_a_plain_summary(web):
     summary = web.get(urls.entity("site", "acme", "json")).json()
     assert summary["iri"] == "https://w3id.org/hpckg/id/site/acme" and summary["kind"] == "site"
     totals = [c for c in summary["claims"] if c["property"].endswith("#acceleratorCount")]
-    assert totals and totals[0]["value"] == 4704 and len(totals[0]["derivedFrom"]) == 2
+    # derived from the two quantities and each system's site and status claim (issue 9, item 3)
+    assert totals and totals[0]["value"] == 4704 and len(totals[0]["derivedFrom"]) == 6
     assert summary["links"]["html"] == urls.page("site", "acme")
 
 

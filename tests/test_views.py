@@ -171,3 +171,18 @@ def test_html_templates_autoescape_and_markdown_ones_do_not():
     assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
     assert env.get_template("system_article.html").environment.autoescape("system_article.html")
     assert not env.autoescape("system.md")
+
+
+# --- issue 9, item 10: datacenters, sites operated, tickers ----------------------------------------------
+
+def test_home_lists_datacenters_among_the_sites(views):
+    page = views.home({}, []).render()
+    assert urls.page("site", "acme") in hrefs(page), "Acme is an hpc:Datacenter, a kind of site"
+
+
+def test_organisation_page_separates_sites_from_systems_and_shows_its_ticker(views):
+    lab = views.organisation(BASE + "id/org/shanghai-ai-lab")
+    assert sorted(link.text for link in lab["operated"]) == ["Kalos (Shanghai AI Lab)", "Seren (Shanghai AI Lab)"]
+    assert "Acme" in " ".join(link.text for link in lab["sites"])
+    page = views.entity("org", "nvidia", BASE + "id/org/nvidia", b"{}").render()
+    assert "NASDAQ:NVDA" in page and "Ticker" in page

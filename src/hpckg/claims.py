@@ -28,9 +28,22 @@ import pyoxigraph as ox
 from hpckg import terms as t
 from hpckg.names import SLUG_RE, slugify
 from hpckg.namespaces import ENTITY_KINDS, PREFIXES, entity, hpc
-from hpckg.values import AsOf, Value, parse_date, term, value_of
+from hpckg.values import AsOf, Iri, Value, parse_date, term, value_of
 
 # --- The claim record and its one reader -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Where in one source a claim was read (an hpc:Reference, as a Wikidata reference): the source (an IRI
+    or slug), a locator ("row 42", "June 2019 list, rank 7", "p. 3, Table 1"), the date it was retrieved, a
+    short quote, and the source's own certainty verbatim ("Likely") next to the tier it was mapped to."""
+
+    source: str
+    locator: str | None = None
+    retrieved: AsOf | None = None
+    quote: str | None = None
+    certainty: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,13 @@ class Claim:
     superseded_by: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()  # a DerivedClaim's input claims
     derived: bool = False
+    start: AsOf | None = None  # hpc:startTime (Wikidata P580)
+    end: AsOf | None = None  # hpc:endTime (P582)
+    point_in_time: AsOf | None = None  # hpc:pointInTime (P585)
+    edition: str | None = None  # hpc:edition, an hpc:ListEdition IRI
+    unknown: str | None = None  # "some-value" or "no-value" (hpc:SomeValueClaim / hpc:NoValueClaim)
+    deprecation_reason: str | None = None  # a deprecation-reason: concept IRI
+    references: tuple[Reference, ...] = ()  # written by claim_quads; read_claims does not read them back
 
     @property
     def deprecated(self) -> bool:
@@ -60,7 +80,10 @@ class Claim:
 
 _CLAIM_FIELDS = {hpc("about"): "about", hpc("property"): "property", hpc("tier"): "tier",
                  hpc("value"): "value", hpc("asOf"): "as_of", hpc("basis"): "basis", hpc("rank"): "rank",
-                 hpc("precision"): "precision", t.SKOS_NOTE: "note"}
+                 hpc("precision"): "precision", t.SKOS_NOTE: "note", hpc("startTime"): "start",
+                 hpc("endTime"): "end", hpc("pointInTime"): "point_in_time", hpc("edition"): "edition",
+                 hpc("deprecationReason"): "deprecation_reason"}
+_DATE_FIELDS = ("as_of", "start", "end", "point_in_time")
 _CLAIM_LISTS = {t.PROV_HAD_PRIMARY_SOURCE: "sources", hpc("supersededBy"): "superseded_by",
                 t.PROV_WAS_DERIVED_FROM: "derived_from"}
 _BOUND_IRIS = {hpc(name): name for name in t.BOUNDS}
@@ -100,16 +123,19 @@ def claim_from_triples(iri: str, fields: Mapping[str, Sequence[ox.NamedNode | ox
             continue
         if name == "note":
             single[name] = " ".join(sorted(n.value for n in found))
-        elif name in ("value", "as_of"):
+        elif name == "value" or name in _DATE_FIELDS:
             single[name] = value_of(found[0])
         else:
             single[name] = found[0].value
     lists = {name: tuple(sorted({o.value for o in fields.get(predicate, [])}))
              for predicate, name in _CLAIM_LISTS.items()}
     bounds = {name: value_of(fields[p][0]) for p, name in _BOUND_IRIS.items() if p in fields}
-    derived = any(o.value == t.DERIVED_CLAIM for o in fields.get(t.RDF_TYPE, []))
+    types = {o.value for o in fields.get(t.RDF_TYPE, [])}
+    derived = t.DERIVED_CLAIM in types
+    unknown = "some-value" if t.SOME_VALUE_CLAIM in types else "no-value" if t.NO_VALUE_CLAIM in types else None
     return Claim(iri=iri, about=str(single.pop("about", "")), property=str(single.pop("property", "")),
-                 tier=str(single.pop("tier", "")), bounds=bounds, derived=derived, **single, **lists)
+                 tier=str(single.pop("tier", "")), bounds=bounds, derived=derived, unknown=unknown,
+                 **single, **lists)
 
 
 # --- The builder: claims, entities and sources as quads --------------------------------------------
@@ -153,32 +179,104 @@ def claim_iri(about: str, property: str, qualifier: str | None = None) -> str:
 
 
 def make_claim(about: str, property: str, value: Value | None = None, *, tier: str,
-               sources: str | Sequence[str], bounds: Mapping[str, Value] | None = None,
+               sources: str | Sequence[str] = (), bounds: Mapping[str, Value] | None = None,
                as_of: str | AsOf | None = None, basis: str | None = None, rank: str | None = None,
                precision: str | None = None, note: str | None = None, superseded_by: Sequence[str] = (),
-               qualifier: str | None = None, iri: str | None = None) -> Claim:
+               qualifier: str | None = None, iri: str | None = None,
+               start: str | AsOf | None = None, end: str | AsOf | None = None,
+               point_in_time: str | AsOf | None = None, edition: str | None = None,
+               references: Sequence[Reference] = (), unknown: str | None = None,
+               deprecation_reason: str | None = None) -> Claim:
     """A claim that `about` (an entity IRI) has `property` (an ontology property IRI or its local name,
     "quantity") equal to `value`, or within `bounds` ({"minExclusive": 10000}).
 
     `tier`, `basis`, `rank` and `precision` are concept IRIs or their names ("reported", "operator-stated",
     "preferred", "approximate"); `sources` are source IRIs or slugs, one or more; `as_of` a date, YearMonth,
-    Year or "yyyy[-mm[-dd]]". The IRI is minted by `claim_iri` unless given."""
+    Year or "yyyy[-mm[-dd]]". The IRI is minted by `claim_iri` unless given.
+
+    Qualifiers (docs/decisions/20261130-claims-over-time-identity-references.md): `start`/`end` bound the
+    interval the value held (Wikidata P580/P582), `point_in_time` dates a measurement or list entry (P585)
+    and `edition` names the hpc:ListEdition it is an entry of (an IRI or a dataset slug). `references`
+    detail where in each source the value was read (their sources count as `sources` too). `unknown` is
+    "some-value" (a value exists, no source names it) or "no-value" (there is none), with no value or
+    bounds. A deprecated claim gives `superseded_by` or a `deprecation_reason` ("refuted", "superseded",
+    "unlikely", "duplicate")."""
     sources = (sources,) if isinstance(sources, str) else tuple(sources)
+    references = tuple(references)
+    sources = tuple(dict.fromkeys((*sources, *(r.source for r in references))))
     if not sources:
         raise ValueError("a claim needs at least one source")
     bounds = dict(bounds or {})
-    if value is None and not bounds:
-        raise ValueError("a claim needs a value or a bound")
-    unknown = set(bounds) - set(t.BOUNDS)
-    if unknown:
-        raise ValueError(f"unknown bound {', '.join(sorted(unknown))}; bounds are {', '.join(t.BOUNDS)}")
+    if unknown is not None:
+        if unknown not in ("some-value", "no-value"):
+            raise ValueError(f"unknown= is 'some-value' or 'no-value', not {unknown!r}")
+        if value is not None or bounds:
+            raise ValueError("a some-value or no-value claim has no value and no bounds")
+    elif value is None and not bounds:
+        raise ValueError("a claim needs a value or a bound (or unknown='some-value' / 'no-value')")
+    unknown_bounds = set(bounds) - set(t.BOUNDS)
+    if unknown_bounds:
+        raise ValueError(f"unknown bound {', '.join(sorted(unknown_bounds))}; bounds are {', '.join(t.BOUNDS)}")
     return Claim(
         iri=iri or claim_iri(about, property, qualifier), about=about, property=_property(property),
         tier=_concept(tier, t.TIER) or "", value=value, bounds=bounds,
         sources=tuple(sorted(_ref(s, "source") for s in sources)),
         as_of=None if as_of is None else parse_date(as_of),
         basis=_concept(basis, t.BASIS), rank=_concept(rank, t.RANK), precision=_concept(precision, t.PRECISION),
-        note=note, superseded_by=tuple(sorted(superseded_by)))
+        note=note, superseded_by=tuple(sorted(superseded_by)),
+        start=None if start is None else parse_date(start), end=None if end is None else parse_date(end),
+        point_in_time=None if point_in_time is None else parse_date(point_in_time),
+        edition=None if edition is None else _ref(edition, "dataset"), unknown=unknown,
+        deprecation_reason=_concept(deprecation_reason, t.DEPRECATION_REASON),
+        references=tuple(Reference(_ref(r.source, "source"), r.locator,
+                                   None if r.retrieved is None else parse_date(r.retrieved), r.quote, r.certainty)
+                         for r in references))
+
+
+def some_value_claim(about: str, property: str, **kwargs) -> Claim:
+    """"The operator is not named": a claim that `property` has a value no source names (Wikidata's some
+    value). Takes make_claim's keyword arguments (tier, sources, note...)."""
+    return make_claim(about, property, None, unknown="some-value", **kwargs)
+
+
+def no_value_claim(about: str, property: str, **kwargs) -> Claim:
+    """"No location given" when the source says there is none: a claim that `property` has no value
+    (Wikidata's no value). Takes make_claim's keyword arguments."""
+    return make_claim(about, property, None, unknown="no-value", **kwargs)
+
+
+EXTERNAL_ID_PROPERTIES = {"top500SystemId", "top500SiteId", "epochClusterName", "wikidataId"}
+
+
+def external_id_claim(about: str, property: str, identifier: str, **kwargs) -> Claim:
+    """An external identifier as a sourced claim: `property` is an hpc:ExternalIdProperty ("top500SystemId",
+    "top500SiteId", "epochClusterName", "wikidataId" or the IRI of another), `identifier` its text. The
+    ontology's hpc:formatterURL turns it into a link. Takes make_claim's keyword arguments; the claim IRI's
+    qualifier defaults to the identifier so one entity may carry several."""
+    if not property.startswith(("http://", "https://")) and property not in EXTERNAL_ID_PROPERTIES:
+        raise ValueError(f"{property!r} is not an external-identifier property "
+                         f"({', '.join(sorted(EXTERNAL_ID_PROPERTIES))})")
+    kwargs.setdefault("qualifier", identifier)
+    return make_claim(about, property, str(identifier), **kwargs)
+
+
+def same_machine_claim(about: str, other: str, **kwargs) -> Claim:
+    """Two system records of one machine (hpc:sameMachineAs), with the evidence as sources and the
+    confidence as tier; never an owl:sameAs merge. Takes make_claim's keyword arguments."""
+    kwargs.setdefault("qualifier", slug_of(_ref(other, "system")))
+    return make_claim(_ref(about, "system"), "sameMachineAs", Iri(_ref(other, "system")), **kwargs)
+
+
+def list_edition_quads(slug: str, *, label: str, edition_of: str, issued: str | AsOf, graph: str,
+                       language: str = "en") -> list[ox.Quad]:
+    """An hpc:ListEdition (ds:<slug>), such as the June 2019 TOP500: its label, the list it is an edition
+    of (a dataset IRI or slug) and its date. Claims name it with make_claim(..., edition=...)."""
+    g, s = ox.NamedNode(graph), ox.NamedNode(entity("dataset", slug))
+    return [ox.Quad(s, _P["type"], ox.NamedNode(hpc("ListEdition")), g),
+            ox.Quad(s, _P["label"], ox.Literal(label, language=language), g),
+            ox.Quad(s, _P["slug"], ox.Literal(slug), g),
+            ox.Quad(s, ox.NamedNode(hpc("editionOf")), ox.NamedNode(_ref(edition_of, "dataset")), g),
+            ox.Quad(s, _P["issued"], term(parse_date(issued)), g)]
 
 
 _P = {name: ox.NamedNode(iri) for name, iri in (
@@ -192,7 +290,11 @@ _P = {name: ox.NamedNode(iri) for name, iri in (
     ("arxivId", hpc("arxivId")), ("componentOf", hpc("componentOf")), ("role", hpc("role")),
     ("used", t.PROV_USED), ("endedAtTime", t.PROV_ENDED_AT_TIME), ("associatedWith", t.PROV_WAS_ASSOCIATED_WITH),
     ("checkedSystem", hpc("checkedSystem")), ("checkedBy", hpc("checkedBy")),
-    ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")))}
+    ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")),
+    ("startTime", hpc("startTime")), ("endTime", hpc("endTime")), ("pointInTime", hpc("pointInTime")),
+    ("edition", hpc("edition")), ("deprecationReason", hpc("deprecationReason")),
+    ("reference", hpc("reference")), ("statedIn", hpc("statedIn")), ("locator", hpc("locator")),
+    ("retrieved", hpc("retrieved")), ("quote", hpc("quote")), ("sourceCertainty", hpc("sourceCertainty")))}
 _P.update({name: ox.NamedNode(hpc(name)) for name in t.BOUNDS})
 _CLAIM_CLASS, _DERIVED_CLASS = ox.NamedNode(t.CLAIM), ox.NamedNode(t.DERIVED_CLAIM)
 
@@ -211,13 +313,47 @@ def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Qu
     for name, iri in (("basis", claim.basis), ("rank", claim.rank), ("precision", claim.precision)):
         if iri is not None:
             quads.append(ox.Quad(s, _P[name], ox.NamedNode(iri), g))
-    if claim.as_of is not None:
-        quads.append(ox.Quad(s, _P["asOf"], term(claim.as_of), g))
+    for name, date in (("asOf", claim.as_of), ("startTime", claim.start), ("endTime", claim.end),
+                       ("pointInTime", claim.point_in_time)):
+        if date is not None:
+            quads.append(ox.Quad(s, _P[name], term(date), g))
+    if claim.edition is not None:
+        quads.append(ox.Quad(s, _P["edition"], ox.NamedNode(claim.edition), g))
+    if claim.deprecation_reason is not None:
+        quads.append(ox.Quad(s, _P["deprecationReason"], ox.NamedNode(claim.deprecation_reason), g))
+    if claim.unknown is not None:
+        kind = t.SOME_VALUE_CLAIM if claim.unknown == "some-value" else t.NO_VALUE_CLAIM
+        quads.append(ox.Quad(s, _P["type"], ox.NamedNode(kind), g))
+    for number, reference in enumerate(claim.references, start=1):
+        quads += reference_quads(claim.iri, number, reference, graph=graph, language=language)
     if claim.note:
         quads.append(ox.Quad(s, _P["note"], ox.Literal(claim.note, language=language), g))
     for name, iris in (("source", claim.sources), ("supersededBy", claim.superseded_by),
                        ("derivedFrom", claim.derived_from)):
         quads += [ox.Quad(s, _P[name], ox.NamedNode(iri), g) for iri in iris]
+    return quads
+
+
+def reference_iri(claim_iri: str, number: int) -> str:
+    """ref:<claim slug>-<n>, the IRI of a claim's n-th reference."""
+    return entity("reference", f"{slug_of(claim_iri)}-{number}")
+
+
+def reference_quads(claim_iri: str, number: int, reference: Reference, *, graph: str,
+                    language: str = "en") -> list[ox.Quad]:
+    """The claim's hpc:reference to an hpc:Reference node and that node's details."""
+    g, claim, s = ox.NamedNode(graph), ox.NamedNode(claim_iri), ox.NamedNode(reference_iri(claim_iri, number))
+    quads = [ox.Quad(claim, _P["reference"], s, g),
+             ox.Quad(s, _P["type"], ox.NamedNode(t.REFERENCE), g),
+             ox.Quad(s, _P["statedIn"], ox.NamedNode(_ref(reference.source, "source")), g)]
+    if reference.locator:
+        quads.append(ox.Quad(s, _P["locator"], ox.Literal(reference.locator), g))
+    if reference.retrieved is not None:
+        quads.append(ox.Quad(s, _P["retrieved"], term(parse_date(reference.retrieved)), g))
+    if reference.quote:
+        quads.append(ox.Quad(s, _P["quote"], ox.Literal(reference.quote, language=language), g))
+    if reference.certainty:
+        quads.append(ox.Quad(s, _P["sourceCertainty"], ox.Literal(reference.certainty), g))
     return quads
 
 

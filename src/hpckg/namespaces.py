@@ -31,10 +31,11 @@ ENTITY_KINDS = {
     "activity": "act",
     "software": "sw",
     "input": "input",  # a file an importer read, named by its SHA-256
+    "reference": "ref",  # where in a source a claim was read (hpc:Reference)
 }
 
 VOCABULARIES = ("tier", "basis", "precision", "rank", "status", "kind", "role", "source-kind",
-                "check-result", "org-type")
+                "check-result", "org-type", "deprecation-reason")
 
 PREFIXES: dict[str, str] = {
     "hpc": ONTOLOGY,

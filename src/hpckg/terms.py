@@ -75,3 +75,10 @@ RANK_PREFERRED, RANK_NORMAL, RANK_DEPRECATED = RANK + "preferred", RANK + "norma
 BASIS_MACHINE_GENERATED = BASIS + "machine-generated"
 BASIS_DERIVED = BASIS + "derived"
 PRECISION_EXACT = PRECISION + "exact"
+
+# Claims over time, unknown values, references (docs/decisions/20261130-claims-over-time-identity-references.md)
+SOME_VALUE_CLAIM = hpc("SomeValueClaim")
+NO_VALUE_CLAIM = hpc("NoValueClaim")
+BEST_CLAIM = hpc("BestClaim")
+REFERENCE = hpc("Reference")
+DEPRECATION_REASON = VOCAB + "deprecation-reason/"

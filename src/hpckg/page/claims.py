@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pyoxigraph as ox
 
@@ -30,6 +30,7 @@ from hpckg.terms import (
 from hpckg.values import INTEGER_TYPES
 
 DECIMAL_TYPES = {XSD_DECIMAL, XSD_DOUBLE, XSD + "float"}
+SOME_VALUE, NO_VALUE = hpc("SomeValueClaim"), hpc("NoValueClaim")
 # A unit the ontology gives as "fraction" (between 0 and 1) is shown as a percentage.
 FRACTION_UNIT = "fraction"
 
@@ -98,6 +99,7 @@ class PropertyInfo:
     unit: str = ""
     order: float = 1000.0
     classes: set[str] = field(default_factory=set)
+    formatter_url: str | None = None  # hpc:formatterURL of an external-identifier property
 
     def is_a(self, local: str) -> bool:
         return hpc(local) in self.classes
@@ -123,19 +125,23 @@ class Ontology:
     def read(cls, store) -> Ontology:
         properties: dict[str, PropertyInfo] = {}
         for row in select(store, """
-            SELECT ?p ?class ?label ?unit ?order WHERE {
+            SELECT ?p ?class ?label ?unit ?order ?formatter WHERE {
               ?p a ?class . ?class rdfs:subClassOf* hpc:ClaimProperty .
               OPTIONAL { ?p rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }
               OPTIONAL { ?p hpc:unit ?unit }
               OPTIONAL { ?p hpc:displayOrder ?order }
+              OPTIONAL { ?p hpc:formatterURL ?formatter }
             }"""):
             iri = str(row["p"])
             info = properties.setdefault(iri, PropertyInfo(iri, str(row.get("label") or iri)))
             info.classes.add(str(row["class"]))
+            info.classes.add(hpc("ClaimProperty"))  # an instance of any subclass is a claim property too
             if "unit" in row:
                 info.unit = str(row["unit"])
             if "order" in row:
                 info.order = float(row["order"])  # type: ignore[arg-type]
+            if "formatter" in row:
+                info.formatter_url = str(row["formatter"])
         tiers = {}
         for row in select(store, """
             SELECT ?tier ?label ?rank WHERE {
@@ -166,14 +172,32 @@ class Claim:
     notes: list[str] = field(default_factory=list)
     precision: str | None = None
     sources: list[SourceLink] = field(default_factory=list)
+    best: bool = False  # typed hpc:BestClaim by the build: the value of its entity and property
+    start: str | None = None
+    end: str | None = None
+    point_in_time: str | None = None
+    edition: str | None = None
+    unknown: str | None = None  # "some-value" / "no-value"
 
     @property
     def deprecated(self) -> bool:
         return self.rank == RANK_DEPRECATED
 
     @property
+    def date(self) -> str:
+        """The date the value refers to: its point in time, else its start, else its as-of date."""
+        return str(self.point_in_time or self.start or self.as_of or "")
+
+    @property
     def sort_key(self) -> tuple:
-        return (self.rank != RANK_PREFERRED, str(self.as_of or ""), self.iri)
+        """Best claim first (the one the truthy triple and page header show), then preferred, then the
+        current one (no end time), then the newest date; oldest last."""
+        return (not self.best, self.rank != RANK_PREFERRED, self.end is not None, _descending(self.date),
+                self.iri)
+
+
+def _descending(text: str) -> tuple:
+    return tuple(-ord(ch) for ch in text) + (1,)
 
 
 def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
@@ -194,7 +218,7 @@ def read_claims(store, entities: Iterable[str]) -> dict[str, list[Claim]]:
     claims: dict[str, Claim] = {}
     for row in select(store, f"""
         SELECT ?claim ?about ?property ?value ?minExclusive ?minInclusive ?maxExclusive ?maxInclusive
-               ?tier ?basis ?rank ?asOf ?note ?precision WHERE {{
+               ?tier ?basis ?rank ?asOf ?note ?precision ?best ?start ?end ?pointInTime ?edition ?kind WHERE {{
           VALUES ?about {{ {values} }}
           ?claim hpc:about ?about ; hpc:property ?property ; a ?type .
           ?type rdfs:subClassOf* hpc:Claim .
@@ -209,6 +233,12 @@ def read_claims(store, entities: Iterable[str]) -> dict[str, list[Claim]]:
           OPTIONAL {{ ?claim hpc:asOf ?asOf }}
           OPTIONAL {{ ?claim skos:note ?note }}
           OPTIONAL {{ ?claim hpc:precision ?precision }}
+          OPTIONAL {{ ?claim hpc:startTime ?start }}
+          OPTIONAL {{ ?claim hpc:endTime ?end }}
+          OPTIONAL {{ ?claim hpc:pointInTime ?pointInTime }}
+          OPTIONAL {{ ?claim hpc:edition ?edition }}
+          OPTIONAL {{ ?claim a ?kind FILTER (?kind IN (hpc:SomeValueClaim, hpc:NoValueClaim)) }}
+          BIND (EXISTS {{ ?claim a hpc:BestClaim }} AS ?best)
         }}"""):
         iri = str(row["claim"])
         claim = claims.get(iri)
@@ -216,7 +246,12 @@ def read_claims(store, entities: Iterable[str]) -> dict[str, list[Claim]]:
             claim = claims[iri] = Claim(iri=iri, about=str(row["about"]), property=str(row["property"]),
                                         value=row.get("value"), tier=_str(row.get("tier")),
                                         basis=_str(row.get("basis")), rank=_str(row.get("rank")),
-                                        as_of=_str(row.get("asOf")), precision=_str(row.get("precision")))
+                                        as_of=_str(row.get("asOf")), precision=_str(row.get("precision")),
+                                        best=row.get("best") is True, start=_str(row.get("start")),
+                                        end=_str(row.get("end")), point_in_time=_str(row.get("pointInTime")),
+                                        edition=_str(row.get("edition")),
+                                        unknown={SOME_VALUE: "some-value", NO_VALUE: "no-value"}.get(
+                                            str(row.get("kind", ""))))
             claim.bounds = {name: row[name] for name in BOUNDS if name in row}
         note = row.get("note")
         if note and note not in claim.notes:
@@ -272,6 +307,8 @@ class Formatter:
             for name, bound in claim.bounds.items())
         if shown and bounds:
             return f"{shown} ({bounds})"
+        if not shown and not bounds and claim.unknown:
+            return "not named" if claim.unknown == "some-value" else "none"
         return shown or bounds or ABSENT
 
     def figure(self, claim: Claim) -> Figure:
@@ -283,10 +320,12 @@ class Formatter:
         return Figure(
             text=self.text(claim, info.unit), unit=unit, claim=claim.iri,
             entity=claim.value if value_is_entity else None,  # type: ignore[arg-type]
-            tier=tier, basis=self.link(claim.basis), as_of=claim.as_of,
+            tier=tier, basis=self.link(claim.basis), as_of=claim.date or None,
             note=" ".join(claim.notes) or None, sources=tuple(claim.sources),
             lead=machine or (tier is not None and tier.rank <= self.ontology.lead_rank),
-            machine_generated=machine, value=claim.value)
+            machine_generated=machine, value=claim.value,
+            url=(info.formatter_url.replace("$1", quote(str(claim.value), safe=""))
+                 if info.formatter_url and claim.value is not None and not value_is_entity else None))
 
 
 def weakest(tiers: Iterable[Tier | None]) -> Tier | None:

@@ -54,6 +54,7 @@ class Figure:
     as_of: str | None = None
     note: str | None = None
     sources: tuple[SourceLink, ...] = ()
+    url: str | None = None  # an external identifier's link (the property's hpc:formatterURL with $1 filled)
     lead: bool = False
     machine_generated: bool = False
     value: object = None
@@ -101,6 +102,10 @@ class ComponentRow:
     sources: tuple[SourceLink, ...]
     lead: bool = False
     figures: list[Figure] = field(default_factory=list)
+    # the row's other claims, as "label: value" lines (a topology, further details); machine-generated ones
+    # are marked in the text
+    details: list[str] = field(default_factory=list)
+    machine_generated: bool = False  # some figure of the row comes from machine-generated analysis
 
     @property
     def layout(self) -> str | None:

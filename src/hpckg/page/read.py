@@ -115,7 +115,8 @@ def system_page(store, iri: str) -> SystemPage:
     entity_values = {str(c.value) for group in claims.values() for c in group if isinstance(c.value, str)}
     orgs = {v for v in entity_values if v.startswith(ID + "org/")}
     parents = today_parents(store, orgs)
-    named = (entity_values | set(parents.values()) | {str(r.get("role")) for r in components}
+    editions = {c.edition for group in claims.values() for c in group if c.edition}
+    named = (entity_values | editions | set(parents.values()) | {str(r.get("role")) for r in components}
              | {c.basis for group in claims.values() for c in group if c.basis} | {BASIS_DERIVED})
     formatter = Formatter(ontology, labels(store, named))
 
@@ -129,8 +130,9 @@ def system_page(store, iri: str) -> SystemPage:
     page.facts = [row for row in rows_of(system_claims, ontology, formatter, "ClaimProperty")
                   if not _sectioned(ontology, row.property)]
     page.timeline = sorted(
-        (TimelineEvent(date=row.figure.text, label=row.label, figure=row.figure)
-         for row in rows_of(system_claims, ontology, formatter, "TimelineProperty")),
+        [TimelineEvent(date=row.figure.text, label=row.label, figure=row.figure)
+         for row in rows_of(system_claims, ontology, formatter, "TimelineProperty")]
+        + qualifier_events(system_claims, ontology, formatter),
         key=lambda event: (event.date, event.label))
     order = {str(row["component"]): float(row.get("order", 1000)) for row in components}  # type: ignore[arg-type]
     roles = {str(row["component"]): str(row.get("role", "")) for row in components}
@@ -149,6 +151,27 @@ def system_page(store, iri: str) -> SystemPage:
             seen.setdefault(check.source.iri, check.source)
     page.sources = list(seen.values())
     return page
+
+
+def qualifier_events(claims: list[Claim], ontology: Ontology, formatter: Formatter) -> list[TimelineEvent]:
+    """Timeline events read from the time qualifiers of the system's other claims: a value's start and end
+    ("site: Building A from", "... until") and each dated entry (a list rank in an edition, an Rmax)."""
+    events: list[TimelineEvent] = []
+    for claim in claims:
+        info = ontology.prop(claim.property)
+        if info.is_a("TimelineProperty") or claim.value is None:
+            continue
+        figure = formatter.figure(claim)
+        value = figure.display
+        if claim.start:
+            events.append(TimelineEvent(date=claim.start, label=f"{info.label} → {value}", figure=figure))
+        if claim.end:
+            events.append(TimelineEvent(date=claim.end, label=f"{info.label} {value} ends", figure=figure))
+        if claim.point_in_time:
+            edition = f" ({formatter.name(claim.edition)})" if claim.edition else ""
+            events.append(TimelineEvent(date=claim.point_in_time, label=f"{info.label}: {value}{edition}",
+                                        figure=figure))
+    return events
 
 
 def _opt(value: object) -> str | None:
@@ -243,6 +266,15 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
     supplier_iri = first(hpc("supplierAtBuild")).entity
     detail = first(hpc("detail"))
     sources = tuple(dict.fromkeys(s for f in figures for s in f.sources))
+    shown = {hpc("partModel"), hpc("supplierAtBuild"), hpc("quantity"), hpc("nodeCount"), hpc("perNode")}
+    details = []
+    for claim, figure in zip(own, figures, strict=True):
+        if claim.property in shown or figure is detail:
+            continue
+        label = ontology.prop(claim.property).label
+        text = figure.display if claim.property != hpc("detail") else figure.text
+        marker = " (machine-generated analysis, not a citation)" if figure.machine_generated else ""
+        details.append(f"{text}{marker}" if claim.property == hpc("detail") else f"{label}: {text}{marker}")
     return ComponentRow(
         iri=iri, role=formatter.link(role) or Link("-"), part=formatter.link(part_iri),
         detail=detail.text if detail.present else None, specs=specs,
@@ -251,7 +283,8 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
         quantities=[f for c, f in zip(own, figures, strict=True) if c.property == hpc("quantity")],
         nodes=first(hpc("nodeCount")), per_node=first(hpc("perNode")),
         tier=weakest(f.tier for f in figures), sources=sources,
-        lead=any(f.lead for f in figures), figures=figures)
+        lead=any(f.lead for f in figures), figures=figures, details=details,
+        machine_generated=any(f.machine_generated for f in figures))
 
 
 def read_preamble(store, ontology: Ontology) -> Preamble:

@@ -80,7 +80,12 @@ def preamble_sentences(page: SystemPage) -> list[str]:
         if pre.weakly_sourced.present:
             sentence += f", and {plain(pre.weakly_sourced)} are genuinely weakly sourced"
         sentences.append(sentence + ".")
-    sentences.append("Every claim carries its source and a confidence tier. " + lead_warning(page))
+    # the dataset's own description may already say both things; never say them twice
+    said = " ".join(sentences).casefold()
+    if "every claim carries its source" not in said:
+        sentences.append("Every claim carries its source and a confidence tier.")
+    if "lead, not a citation" not in said:
+        sentences.append(lead_warning(page))
     return sentences
 
 
@@ -114,7 +119,7 @@ def row_tier_text(row: ComponentRow) -> str:
     if row.tier is None:
         return ABSENT
     if row.lead:
-        return lead_text(row.tier, machine_generated=False)
+        return lead_text(row.tier, machine_generated=row.machine_generated)
     return row.tier.label
 
 
@@ -127,10 +132,12 @@ def with_parent(link: Link | None, parent: Link | None) -> str:
 
 
 def part_summary(row: ComponentRow) -> list[str]:
-    """The part cell's lines after the part label: detail, specs, and the maker where it differs."""
+    """The part cell's lines after the part label: detail, the row's other claims (topology, further
+    details), the part's specs, and the maker where it differs."""
     lines = []
     if row.detail:
         lines.append(row.detail)
+    lines += row.details
     lines += row.specs
     if row.maker and (row.supplier is None or row.maker.href != row.supplier.href):
         lines.append("made by " + with_parent(row.maker, row.maker_parent))

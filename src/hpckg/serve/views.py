@@ -166,7 +166,7 @@ class Views:
 
     def home(self, stats: dict[str, int], canned: list[CannedQuery]) -> Html:
         systems = self.select("SELECT ?x WHERE { ?x a hpc:System } ORDER BY ?x")
-        sites = self.select("SELECT ?x WHERE { ?x a hpc:Site } ORDER BY ?x")
+        sites = self.select("SELECT DISTINCT ?x WHERE { ?x a/rdfs:subClassOf* hpc:Site } ORDER BY ?x")
         return Html("Home", "home.html", {
             "stats": stats, "canned": canned, "systems": self.links([r["x"].value for r in systems]),
             "sites": self.links([r["x"].value for r in sites])}, {urls.void(): "text/turtle"})
@@ -258,13 +258,18 @@ class Views:
             f"SELECT DISTINCT ?o WHERE {{ ?c hpc:about ?o ; hpc:property ?p ; hpc:value {e_iri} . "
             "?p a hpc:LineageProperty }")]
         operated = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} }}")]
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
+            "?s a hpc:System }")]
+        sites = [r["s"].value for r in self.select(
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
+            "?s a/rdfs:subClassOf* hpc:Site }")]
+        tickers = [r["t"].value for r in self.select(f"SELECT ?t WHERE {{ {e_iri} hpc:ticker ?t }} ORDER BY ?t")]
         supplied = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:supplierAtBuild ; "
             f"hpc:value {e_iri} . ?cmp hpc:componentOf ?s }}")]
         return {"facts": self.claims_table(claims(self.store, [iri])), "rollup": self.links(rollup),
                 "predecessors": self.links(predecessors), "operated": self.links(operated),
-                "supplied": self.links(supplied)}
+                "sites": self.links(sites), "tickers": tickers, "supplied": self.links(supplied)}
 
     def part(self, iri: str) -> dict[str, object]:
         used = [r["s"].value for r in self.select(
