@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hpckg.claims import (
-    Iri,
     Reference,
-    YearMonth,
     claim_quads,
     entity_quads,
     external_id_claim,
@@ -23,6 +21,7 @@ from hpckg.claims import (
 )
 from hpckg.namespaces import entity, graph_for
 from hpckg.validate import validate
+from hpckg.values import Iri, YearMonth
 from test_claims import world
 
 GRAPH = graph_for("imported/qualifiers.nq")
