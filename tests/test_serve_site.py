@@ -254,3 +254,14 @@ def test_every_html_response_carries_a_content_security_policy_that_allows_only_
         for script in scripts:
             digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
             assert digest in allowed, path
+
+
+def test_served_system_pages_carry_the_system_page_stylesheet(web):
+    # The standalone page has its own stylesheet; the served one must style the same elements (issue 9,
+    # item 10: served system pages dropped it).
+    served = web.get(urls.page("system", "kalos"), headers=HTML).text
+    style = "".join(re.findall(r"<style>(.*?)</style>", served, re.S))
+    assert 'class="system-page"' in served
+    for selector in (".system-page .lead", ".system-page .preamble", ".system-page small.detail",
+                     ".system-page nav.breadcrumb"):
+        assert selector in style, selector
