@@ -39,7 +39,7 @@ CASES = {
     "missing": "/missing", "gone": "/gone", "slow": "/slow", "huge": "/huge", "pdf": "/paper.pdf",
     "scan": "/scan.pdf", "robots": "/private/secret.html", "etag": "/etag.html", "busy": "/busy",
     "changing": "/changing.html", "login": "/login.html", "cookies": "/cookies.html", "empty": "/empty",
-    "image": "/image.png", "dns": None,
+    "image": "/image.png", "dns": None, "arxiv": "/abs/2611.00001",
 }
 
 
@@ -178,6 +178,11 @@ def test_a_count_far_from_any_name_does_not_count(world):
     assert result(check) == "names-system" and "countFound" not in check
 
 
+def test_an_arxiv_abstract_page_is_read_through_its_abstract(world):
+    check = latest(world["store1"], "arxiv")
+    assert result(check) == "names-system-part-count" and check["countFound"] == ["2416"]
+
+
 def test_a_pdf_is_read_through_its_text_layer(world):
     check = latest(world["store1"], "pdf")
     assert result(check) == "names-system-part-count" and check["countFound"] == ["2416"]
@@ -303,7 +308,30 @@ def test_checks_conform_to_the_shapes_and_feed_the_page_and_summaries(world):
                           prefixes=False)
     testbed = next(r for r in weakest if r["system"].value == SYSTEM)
     assert int(testbed["sources"].value) == len(CASES)
-    assert int(testbed["passing"].value) == 11  # full, system-only, four counts, redirect, pdf, etag, busy, changing
+    # full, system-only, four counts, redirect, pdf, etag, busy, changing, arxiv
+    assert int(testbed["passing"].value) == 12
+
+
+def test_a_run_stopped_halfway_keeps_every_check_it_finished(world, monkeypatch):
+    class Stop(Exception):
+        pass
+
+    done = []
+
+    def progress(outcome) -> None:
+        done.append(outcome)
+        if len(done) == 3:
+            raise Stop
+
+    folder = world["root"] / ".hpckg" / "graphs" / "verify"
+    before = set(folder.rglob("*.nq"))
+    monkeypatch.setattr(project, "_current", project.discover(explicit=world["root"]))
+    with pytest.raises(Stop):
+        verify(world["store2"], system="testbed-alpha", options=options(concurrency=1), progress=progress)
+    written = set(folder.rglob("*.nq")) - before
+    assert len(written) == 3
+    assert all(machinegraphs.read_header(path)["result"] for path in written)
+    assert not list(folder.rglob("*.tmp"))
 
 
 def test_the_cli_runs_verify_and_build_shows_the_summary(world, tmp_path):

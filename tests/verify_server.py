@@ -46,6 +46,30 @@ FULL = ("Testbed Alpha, the new cluster at Example Lab, has 2,416 Zeta Z900 SXM 
 
 Response = tuple[int, dict[str, str], bytes]
 
+# An arXiv abstract page as arxiv.org lays it out: a header, a search form, the title and authors, the
+# abstract in a blockquote, and a sidebar of links and citation tools around it.
+ARXIV = (b"""<!DOCTYPE html><html lang="en"><head><title>[2611.00001] Operating Testbed Alpha</title>
+<meta name="citation_title" content="Operating Testbed Alpha: Lessons from a Year of LLM Training" /></head>
+<body><header><div id="cu-logo">Cornell University</div><a href="https://arxiv.org/">arXiv</a>
+<form><input name="query" placeholder="Search..."><button>Search</button></form></header>
+<div id="content"><div id="abs-outer"><div class="leftcolumn"><div class="subheader"><h1>Computer Science &gt;
+Distributed, Parallel, and Cluster Computing</h1></div><div id="content-inner"><div id="abs">
+<div class="dateline">[Submitted on 2 Nov 2026]</div>
+<h1 class="title mathjax"><span class="descriptor">Title:</span>Operating Testbed Alpha: Lessons from a Year of
+LLM Training</h1><div class="authors"><span class="descriptor">Authors:</span><a href="#">A. Author</a>,
+<a href="#">B. Author</a></div>
+<blockquote class="abstract mathjax"><span class="descriptor">Abstract:</span>We report a year of operating
+Testbed Alpha, a cluster of 2,416 Zeta Z900 SXM 96GB accelerators, for large language model training. We
+characterise its failures, its job mix and its utilisation, and describe the scheduler changes that raised the
+share of useful GPU time. The trace and tools are released with the paper.</blockquote>
+<div class="metatable"><table><tr><td>Subjects:</td><td>Distributed, Parallel, and Cluster Computing (cs.DC)</td>
+</tr><tr><td>Cite as:</td><td>arXiv:2611.00001 [cs.DC]</td></tr></table></div></div></div></div>
+<div class="extra-services"><h2>Access Paper:</h2><ul><li>View PDF</li><li>HTML (experimental)</li>
+<li>TeX Source</li></ul><h3>References &amp; Citations</h3><ul><li>NASA ADS</li><li>Google Scholar</li>
+<li>Semantic Scholar</li></ul><div>Bookmark</div></div></div></div>
+<footer><a href="#">About</a> <a href="#">Help</a> <a href="#">Contact</a> <a href="#">Subscribe</a>
+<a href="#">Copyright</a> <a href="#">Privacy Policy</a></footer></body></html>""")
+
 
 class FixtureServer:
     """Routes: path -> (status, headers, body) or a function of the request handler giving one."""
@@ -162,6 +186,7 @@ def fixture_routes(server_state: dict) -> dict:
                             b"<input type=password name=pw></form></body></html>"),
         "/cookies.html": page(b"<html><body><p>We use cookies. Accept all cookies to continue.</p>"
                               b"<button>Accept</button></body></html>"),
+        "/abs/2611.00001": page(ARXIV),
         "/empty": page(b""),
         "/image.png": page(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 64, "image/png"),
     }

@@ -21,11 +21,11 @@ from hpckg import __version__, machinegraphs
 from hpckg import terms as t
 from hpckg.claims import slug_of, source_check_quads
 from hpckg.namespaces import GRAPH, PREFIXES, entity, hpc
+from hpckg.verify import SLOT, check_file
 from hpckg.verify.extract import media_type
 from hpckg.verify.fetch import Fetched
 from hpckg.verify.match import Finding
 
-SLOT = "verify"
 COMMAND = "hpckg verify"
 PROV = PREFIXES["prov"]
 DCAT = PREFIXES["dcat"]
@@ -177,7 +177,6 @@ class CheckRecord:
 
     def write(self) -> Path:
         """Write this check as a new graph file (an earlier check is never replaced)."""
-        path = machinegraphs.graph_file(SLOT, slug_of(self.source),
-                                        f"{stamp(self.fetched.started)}-{slug_of(self.system)}")
+        path = check_file(slug_of(self.source), f"{stamp(self.fetched.started)}-{slug_of(self.system)}")
         machinegraphs.write_graph(path, self.quads(), self.header(), title="verify")
         return path
