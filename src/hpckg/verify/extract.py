@@ -5,10 +5,16 @@ empty or binary body, a PDF without a text layer), each said as its check result
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import io
+import json
 import logging
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from hpckg import __version__
 
 # A wall is a short page (its text, navigation included) that asks for something before showing anything.
 WALL_TEXT_CHARS = 1500
@@ -119,3 +125,27 @@ def _pdf(body: bytes) -> Extracted:
         return Extracted(problem="pdf-without-text", detail=f"none of its {len(pages)} pages has a text layer",
                          kind="pdf")
     return Extracted(text=text, kind="pdf")
+
+
+class TextCache:
+    """What a body said, by the SHA-256 of the body, its content type and the hpckg version: a re-run that
+    reads the same bytes (a 304 answer, an unchanged page) does not extract them again."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+
+    def extract(self, fetched, url: str = "") -> Extracted:
+        """extract(fetched.body, fetched.content_type, url), remembered."""
+        key = hashlib.sha256(f"{fetched.sha256} {fetched.content_type} {__version__}".encode()).hexdigest()
+        path = self.folder / key[:2] / f"{key}.json" if self.folder else None
+        if path is not None:
+            try:
+                return Extracted(**json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError):
+                pass
+        extracted = extract(fetched.body, fetched.content_type, url)
+        if path is not None:
+            from hpckg.verify.fetch import _atomic_write
+
+            _atomic_write(path, json.dumps(dataclasses.asdict(extracted)).encode())
+        return extracted

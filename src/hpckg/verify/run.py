@@ -23,7 +23,7 @@ from hpckg import project
 from hpckg.claims import iri_ref, slug_of
 from hpckg.errors import InputError
 from hpckg.namespaces import entity, hpc
-from hpckg.verify.extract import extract
+from hpckg.verify.extract import TextCache
 from hpckg.verify.fetch import Fetcher, FetchOptions
 from hpckg.verify.match import Wanted, find, name_variants, part_variants
 from hpckg.verify.record import CheckRecord, PastCheck, history
@@ -233,6 +233,7 @@ def verify(store, *, system: str | None = None, stale_after: dt.datetime | None 
 
 async def _run(todo, options: FetchOptions, report: VerifyReport, progress, url_map) -> None:
     gate = asyncio.Semaphore(max(options.concurrency, 1))
+    texts = TextCache(options.cache_dir / "text" if options.cache_dir else None)
     async with Fetcher(options) as fetcher:
 
         async def one(target: Target, past: PastCheck | None) -> None:
@@ -241,8 +242,7 @@ async def _run(todo, options: FetchOptions, report: VerifyReport, progress, url_
                 fetched = await fetcher.fetch(url)
             extracted = None
             if fetched.problem is None and fetched.body is not None:
-                extracted = await asyncio.to_thread(extract, fetched.body, fetched.content_type,
-                                                    fetched.final_url or url)
+                extracted = await asyncio.to_thread(texts.extract, fetched, fetched.final_url or url)
             host = urlsplit(target.url).hostname or ""
             for system, wanted in target.systems.items():
                 if fetched.problem:
