@@ -40,6 +40,7 @@ CASES = {
     "scan": "/scan.pdf", "robots": "/private/secret.html", "etag": "/etag.html", "busy": "/busy",
     "changing": "/changing.html", "login": "/login.html", "cookies": "/cookies.html", "empty": "/empty",
     "image": "/image.png", "dns": None, "arxiv": "/abs/2611.00001",
+    "paywall": "/paywall.html", "always-busy": "/always-busy",
 }
 
 
@@ -231,6 +232,13 @@ def test_loopback_is_refused_unless_allowed(tmp_path):
     assert unsupported.problem == "unsupported-url"
 
 
+def test_tls_failure_is_its_own_result(world):
+    import asyncio
+
+    tls = asyncio.run(_fetch_once(world["base"].replace("http://", "https://") + "/full.html"))
+    assert tls.problem == "tls-error", tls.detail
+
+
 async def _fetch_once(url: str):
     from hpckg.verify.fetch import Fetcher
 
@@ -244,7 +252,8 @@ async def _fetch_once(url: str):
 @pytest.mark.parametrize("case, expected, status", [
     ("missing", "not-found", "404"), ("gone", "gone", "410"), ("slow", "timeout", None),
     ("huge", "too-large", "200"), ("login", "login-wall", "200"), ("cookies", "cookie-wall", "200"),
-    ("empty", "empty-body", "200"), ("image", "binary-body", "200"), ("dns", "dns-error", None),
+    ("empty", "empty-body", "200"), ("paywall", "paywall", "200"), ("always-busy", "rate-limited", "429"),
+    ("image", "binary-body", "200"), ("dns", "dns-error", None),
 ])
 def test_every_failure_is_recorded_as_its_own_result(world, case, expected, status):
     check = latest(world["store1"], case)

@@ -187,6 +187,9 @@ def fixture_routes(server_state: dict) -> dict:
         "/cookies.html": page(b"<html><body><p>We use cookies. Accept all cookies to continue.</p>"
                               b"<button>Accept</button></body></html>"),
         "/abs/2611.00001": page(ARXIV),
+        "/paywall.html": page(b"<html><body><h1>Testbed Alpha goes live</h1><p>Testbed Alpha ...</p>"
+                              b"<p>Subscribe now to continue reading. Already a subscriber? Log in.</p></body></html>"),
+        "/always-busy": (429, {"Retry-After": "3600", "Content-Type": "text/plain"}, b"come back in an hour"),
         "/empty": page(b""),
         "/image.png": page(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 64, "image/png"),
     }
