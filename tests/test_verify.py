@@ -232,6 +232,24 @@ def test_loopback_is_refused_unless_allowed(tmp_path):
     assert unsupported.problem == "unsupported-url"
 
 
+def test_the_connection_itself_refuses_a_non_public_address(world):
+    """Even a request that skipped the URL check (or a DNS answer that changed since) cannot connect."""
+    import asyncio
+
+    import httpx
+
+    from hpckg.verify.fetch import Refused, guarded_transport
+
+    async def get(allow: bool) -> int:
+        async with httpx.AsyncClient(transport=guarded_transport(allow_loopback=allow)) as client:
+            return (await client.get(world["base"].replace("127.0.0.1", "localhost") + "/full.html")).status_code
+
+    with pytest.raises(Refused) as refused:
+        asyncio.run(get(False))
+    assert refused.value.problem == "forbidden-address"
+    assert asyncio.run(get(True)) == 200
+
+
 def test_tls_failure_is_its_own_result(world):
     import asyncio
 

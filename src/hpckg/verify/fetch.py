@@ -127,6 +127,56 @@ async def check_host(url: str, *, allow_loopback: bool) -> None:
                       "hpckg verify only fetches from public addresses")
 
 
+class GuardedBackend:
+    """httpcore's network backend, connecting only to the addresses `check_host` allows: the host is resolved
+    here, each address checked, and the connection made to that checked address (TLS still verifies the
+    certificate for the host name), so a DNS answer that changes between the check and the connection (DNS
+    rebinding) cannot reach a private address."""
+
+    def __init__(self, inner, *, allow_loopback: bool):
+        self.inner, self.allow_loopback = inner, allow_loopback
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                          socket_options=None):
+        if _is_ip(host):
+            addresses = [host]
+        else:
+            try:
+                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except (socket.gaierror, UnicodeError) as error:
+                raise Refused("dns-error", f"{host} does not resolve: {error}") from error
+            addresses = list(dict.fromkeys(info[4][0] for info in infos))
+        refused = [a for a in addresses if not address_allowed(a, allow_loopback=self.allow_loopback)]
+        if refused or not addresses:
+            raise Refused("forbidden-address", f"{host} resolves to {refused[0] if refused else 'nothing'}, which "
+                          "is not a public address; hpckg verify only fetches from public addresses")
+        for number, address in enumerate(addresses, start=1):  # each checked address in turn (IPv6, then IPv4)
+            try:
+                return await self.inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
+                                                    socket_options=socket_options)
+            except Exception:
+                if number == len(addresses):
+                    raise
+        raise AssertionError("unreachable")
+
+    async def connect_unix_socket(self, *args, **kwargs):
+        raise Refused("unsupported-url", "hpckg verify does not connect to Unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+def guarded_transport(*, allow_loopback: bool, **kwargs) -> httpx.AsyncHTTPTransport:
+    """An httpx transport whose connections go through GuardedBackend (refusing to start without it)."""
+    transport = httpx.AsyncHTTPTransport(**kwargs)
+    pool = getattr(transport, "_pool", None)
+    if pool is None or not hasattr(pool, "_network_backend"):
+        raise RuntimeError("this httpx/httpcore version hides its network backend; hpckg verify will not fetch "
+                           "without checking the address it connects to")
+    pool._network_backend = GuardedBackend(pool._network_backend, allow_loopback=allow_loopback)
+    return transport
+
+
 def _is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host)
@@ -215,7 +265,8 @@ class Fetcher:
             follow_redirects=False, headers={"User-Agent": o.user_agent, "Accept-Encoding": "gzip, deflate"},
             timeout=httpx.Timeout(connect=o.connect_timeout, read=o.read_timeout, write=o.read_timeout,
                                   pool=None),
-            limits=httpx.Limits(max_connections=max(o.concurrency, 1) * 2, max_keepalive_connections=32))
+            transport=guarded_transport(allow_loopback=o.allow_loopback, limits=httpx.Limits(
+                max_connections=max(o.concurrency, 1) * 2, max_keepalive_connections=32)))
         return self
 
     async def __aexit__(self, *exc) -> None:
