@@ -7,7 +7,8 @@
 - Redirects are followed by hand, each hop checked again; a loop or more than `max_redirects` hops is a
   result of its own.
 - robots.txt is read once per host (urllib.robotparser) and obeyed for the user agent `hpckg-verify`.
-- Politeness: at most `per_host` requests at once to one host, `delay` seconds apart; `concurrency` in all.
+- Politeness: at most `per_host` requests at once to one host, `delay` seconds apart (or the Crawl-delay of
+  its robots.txt, up to a minute, when longer); `concurrency` in all.
 - Connect and read timeouts, a cap on the size read (`max_bytes`), retries with exponential backoff on 429
   and 5xx that honour Retry-After (up to `max_retry_after`).
 - A local cache (`cache_dir`) keeps each page read with its ETag and Last-Modified: a re-run asks
@@ -241,7 +242,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 class _Host:
-    def __init__(self, per_host: int):
+    def __init__(self, per_host: int, delay: float):
+        self.delay = delay
         self.slots = asyncio.Semaphore(per_host)
         self.turn = asyncio.Lock()
         self.next_at = 0.0
@@ -277,7 +279,7 @@ class Fetcher:
         parts = urlsplit(url)
         key = f"{parts.scheme}://{parts.netloc}"
         if key not in self.hosts:
-            self.hosts[key] = _Host(self.options.per_host)
+            self.hosts[key] = _Host(self.options.per_host, self.options.delay)
         return self.hosts[key]
 
     async def fetch(self, url: str) -> Fetched:
@@ -344,7 +346,7 @@ class Fetcher:
                     wait = host.next_at - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)
-                    host.next_at = time.monotonic() + o.delay
+                    host.next_at = time.monotonic() + host.delay
                 result.attempts += 1
                 response, body = await self._send(url, headers)
             if response.status_code in RETRY_STATUSES and attempt < o.retries:
@@ -401,6 +403,9 @@ class Fetcher:
             if not host.robots_read:
                 host.robots = await self._read_robots(url)
                 host.robots_read = True
+                crawl_delay = host.robots.crawl_delay(AGENT_TOKEN) if host.robots is not None else None
+                if crawl_delay:  # the site's Crawl-delay, when longer than ours (up to a minute)
+                    host.delay = max(host.delay, min(float(crawl_delay), 60.0))
         return host.robots is None or host.robots.can_fetch(AGENT_TOKEN, url)
 
     async def _read_robots(self, url: str) -> RobotFileParser | None:
