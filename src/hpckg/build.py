@@ -38,6 +38,7 @@ class BuildSummary:
     derived: int = 0
     systems: int = 0
     claims_by_tier: dict[str, int] = field(default_factory=dict)
+    sourcing: str = ""
     report: ValidationReport | None = None
 
     def to_text(self) -> str:
@@ -49,6 +50,7 @@ class BuildSummary:
                 f"triples: {self.triples} ({self.derived} derived)\n"
                 f"systems: {self.systems}\n"
                 f"claims by tier: {tiers}\n"
+                f"source checks: {self.sourcing or 'none'}\n"
                 f"violations: {violations}")
 
 
@@ -144,7 +146,18 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
           ?c a hpc:Claim ; hpc:tier ?tier . ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
         } GROUP BY ?label ?rank ORDER BY DESC(?rank)""")
     summary.claims_by_tier = {row["label"].value: int(row["n"].value) for row in rows}
+    summary.sourcing = sourcing_summary(store)
     return summary
+
+
+def sourcing_summary(store: AnyStore) -> str:
+    """The dataset's sourcing in the seeds' words, from the canned queries source-check-summary and
+    weakly-sourced-systems: "N of M systems have a readable citation that names them; K are weakly sourced"."""
+    folder = paths.queries_dir()
+    [row] = list(store.query((folder / "source-check-summary.rq").read_text(encoding="utf-8"), prefixes=False))
+    weak = len(list(store.query((folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"),
+                                prefixes=False)))
+    return f"{row['sentence'].value}; {weak} are weakly sourced"
 
 
 def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:

@@ -406,11 +406,11 @@ def source_quads(slug: str, *, title: str, kind: str, graph: str, url: str | Non
 
 def source_check_quads(slug: str, *, source: str, system: str, result: str, ended: str | AsOf | dt.datetime,
                        software: str, checked_by: str, graph: str, terms_found: Iterable[str] = (),
-                       count_found: int | None = None, label: str | None = None,
+                       count_found: int | Iterable[int] | None = None, label: str | None = None,
                        language: str = "en") -> list[ox.Quad]:
     """An hpc:SourceCheck, the verifier's record of re-reading `source` for `system` (IRIs or slugs):
     its result (a check-result: concept IRI or name such as "names-system"), when it ended, the software
-    that ran it and the command (`checked_by`), and the terms and count it found."""
+    that ran it and the command (`checked_by`), and the terms and counts (one or several) it found."""
     g, s = ox.NamedNode(graph), ox.NamedNode(entity("check", slug))
     quads = [ox.Quad(s, _P["type"], ox.NamedNode(hpc("SourceCheck")), g),
              ox.Quad(s, _P["used"], ox.NamedNode(_ref(source, "source")), g),
@@ -422,8 +422,8 @@ def source_check_quads(slug: str, *, source: str, system: str, result: str, ende
     if label is not None:
         quads.append(ox.Quad(s, _P["label"], ox.Literal(label, language=language), g))
     quads += [ox.Quad(s, _P["termFound"], ox.Literal(found), g) for found in dict.fromkeys(terms_found)]
-    if count_found is not None:
-        quads.append(ox.Quad(s, _P["countFound"], term(count_found), g))
+    counts = [] if count_found is None else [count_found] if isinstance(count_found, int) else count_found
+    quads += [ox.Quad(s, _P["countFound"], term(count), g) for count in dict.fromkeys(counts)]
     return quads
 
 

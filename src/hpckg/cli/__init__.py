@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "check": "hpckg.cli.contribute",
     "diff": "hpckg.cli.contribute",
     "import": "hpckg.cli.imports",
+    "verify": "hpckg.cli.verify",
 }
 
 DESCRIPTION = """\
@@ -47,6 +48,7 @@ examples:
   hpckg page kalos                  render a system page as Markdown
   hpckg serve                       SPARQL endpoint and website on http://127.0.0.1:8000
   hpckg import epoch-hardware ml_hardware.csv   import a public dataset as sourced claims
+  hpckg verify                      re-read every cited source and record what it says
 """
 
 

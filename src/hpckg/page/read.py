@@ -358,4 +358,9 @@ def read_checks(store, iri: str) -> list[SourceCheckRow]:
             check.terms.append(str(term))
         if count is not None and str(count) not in check.counts:
             check.counts.append(str(count))
-    return sorted(checks.values(), key=lambda c: (c.source.host if c.source else "", c.checked or "", c.iri))
+    # hpckg verify keeps every check; the table shows the latest of each source (its ended time decides).
+    ended = {str(row["check"]): _opt(row.get("ended")) or "" for row in rows}
+    latest: dict[str, SourceCheckRow] = {}
+    for check in sorted(checks.values(), key=lambda c: (ended[c.iri], c.iri)):
+        latest[check.source.iri if check.source else check.iri] = check
+    return sorted(latest.values(), key=lambda c: (c.source.host if c.source else "", c.checked or "", c.iri))
