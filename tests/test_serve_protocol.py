@@ -155,13 +155,21 @@ def test_malformed_query_is_400_with_the_parsers_position(web):
     (b"update=INSERT+DATA+%7B%3Chttp%3A%2F%2Fa%3E+%3Chttp%3A%2F%2Fb%3E+%3Chttp%3A%2F%2Fc%3E%7D",
      "application/x-www-form-urlencoded"),
     (b"INSERT DATA { <http://a> <http://b> <http://c> }", "application/sparql-update"),
-    (b"DROP ALL", "application/sparql-query"),
 ])
 def test_update_is_refused_403(web, body, media):
     response = web.post(urls.sparql(), content=body, headers={"Content-Type": media})
     error = response.json()["error"]
     assert response.status_code == 403 and error["code"] == "read-only" and "read-only" in error["message"]
     assert ask(web, "ASK { <http://a> <http://b> <http://c> }") is False
+
+
+@pytest.mark.parametrize("body,media", [
+    (b"DROP ALL", "application/sparql-query"),
+    (b"query=INSERT+DATA+%7B%3Chttp%3A%2F%2Fa%3E+%3Chttp%3A%2F%2Fb%3E+%3Chttp%3A%2F%2Fc%3E%7D", FORM["Content-Type"]),
+])
+def test_an_update_sent_as_a_query_is_a_query_syntax_error(web, body, media):
+    response = web.post(urls.sparql(), content=body, headers={"Content-Type": media})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "query-syntax"
 
 
 @pytest.mark.parametrize("query", [

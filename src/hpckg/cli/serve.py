@@ -24,8 +24,9 @@ examples:
 
 Queries run in --workers processes, each under --timeout seconds (a slow query's worker is killed and
 replaced, so other clients keep being answered) and --max-results rows or triples (more is refused with
-HTTP 400 result-limit: add a LIMIT). The endpoint is read-only and makes no outbound requests unless
---allow-update-token and --allow-service say otherwise.
+HTTP 400 result-limit: add a LIMIT) and --query-memory megabytes. The endpoint is read-only and makes no
+outbound requests unless --allow-update-token and --allow-service say otherwise: SERVICE and LOAD are
+refused from a parse of the query, and the query workers run without network.
 """
 
 
@@ -54,6 +55,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--answer-cache", type=float, default=64, metavar="MB",
                         help="memory for answers to repeated queries, reused until the data changes "
                              "(default 64; 0 = off)")
+    parser.add_argument("--query-memory", type=int, default=2048, metavar="MB",
+                        help="address space of each query worker; a query that needs more is stopped with "
+                             "HTTP 503 memory-limit (default 2048; 0 = unbounded)")
+    parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                        help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For names the "
+                             "client for rate limiting (default: none; the peer address is the client)")
     parser.add_argument("--base-iri", default=BASE, metavar="IRI",
                         help=f"the IRI base of the entities served under /id/ (default {BASE})")
     parser.add_argument("--verbose", action="store_true",
@@ -128,6 +135,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--max-results must be at least 1")
     if args.answer_cache < 0:
         raise InputError("--answer-cache must be 0 (off) or a number of megabytes")
+    if args.query_memory < 0:
+        raise InputError("--query-memory must be 0 (unbounded) or a number of megabytes")
+    import ipaddress
+
+    for proxy in args.trusted_proxy:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise InputError(f"--trusted-proxy {proxy!r} is not an IP address or network") from None
     if not args.base_iri.endswith(("/", "#")):
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     from hpckg.store import require_built
@@ -138,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,
                         update_token=args.allow_update_token, allow_service=args.allow_service,
                         workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
-                        cache_bytes=int(args.answer_cache * (1 << 20)))
+                        cache_bytes=int(args.answer_cache * (1 << 20)), query_memory_mb=args.query_memory,
+                        trusted_proxies=tuple(args.trusted_proxy))
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

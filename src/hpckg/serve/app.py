@@ -16,8 +16,10 @@ or as an HTML page when the client is a browser.
 from __future__ import annotations
 
 import functools
+import hashlib
 import hmac
 import html
+import ipaddress
 import json
 import logging
 import math
@@ -51,22 +53,29 @@ from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
+    MAX_NESTING,
     QueryRequest,
     accepted,
+    analyse,
+    blank_opaque,
     deterministic,
-    is_update,
+    needs_parse,
     negotiate,
+    nesting,
     serialize_triples,
-    uses_service,
     wants_html,
 )
 from hpckg.serve.views import Html, Views, json_dumps
 from hpckg.serve.void import service_description, statistics, void_description
-from hpckg.serve.workers import Job, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
+from hpckg.serve.workers import Job, MemoryLimit, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
 from hpckg.store import Store
 
 logger = logging.getLogger(__name__)
 
+INTERNAL = "internal error; the server's log has the details"  # no exception text goes to clients
+# Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
+# characters) names nothing here, and must not reach a query.
+SLUG = re.compile(r"[A-Za-z0-9_~-]+")
 MAX_BODY = 1 << 20  # 1 MiB of query text is plenty
 # Threads for blocking work. A request waiting for a free query worker holds one for up to --timeout
 # seconds, so there must be more threads than clients that can wait at once, or page requests queue
@@ -102,6 +111,8 @@ class Settings:
     rate_limit: float = 60.0  # seconds of query time per client per minute; 0 turns the limit off
     base_iri: str = BASE
     cache_bytes: int = 64 << 20  # answers kept for repeated queries (see cache.py); 0 turns the cache off
+    query_memory_mb: int = 2048  # address space of one query worker (RLIMIT_AS); 0 turns the bound off
+    trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For names the client
 
 
 class RateLimiter:
@@ -110,11 +121,35 @@ class RateLimiter:
     def __init__(self, seconds_per_minute: float):
         self.capacity = seconds_per_minute
         self._buckets: dict[str, tuple[float, float]] = {}
+        self._running: dict[str, list[float]] = {}  # start times of each client's queries still running
         self._lock = threading.Lock()
 
     def _level(self, client: str, now: float) -> float:
         level, then = self._buckets.get(client, (self.capacity, now))
-        return min(self.capacity, level + (now - then) * self.capacity / 60)
+        level = min(self.capacity, level + (now - then) * self.capacity / 60)
+        # Queries still running are charged as they run: a burst of slow queries is stopped early.
+        return level - sum(now - started for started in self._running.get(client, ()))
+
+    def start(self, client: str) -> float:
+        now = time.monotonic()
+        if self.capacity > 0:
+            with self._lock:
+                self._running.setdefault(client, []).append(now)
+        return now
+
+    def finish(self, client: str, started: float, seconds: float | None = None) -> None:
+        """A query that started at `started` ended: charge its time (or `seconds`, when more)."""
+        if self.capacity <= 0:
+            return
+        now = time.monotonic()
+        with self._lock:
+            running = self._running.get(client, [])
+            if started in running:
+                running.remove(started)
+            if not running:
+                self._running.pop(client, None)
+            spent = max(now - started, seconds or 0.0)
+            self._buckets[client] = (self._level(client, now) - spent, now)
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until the client may query again, or None when it may query now."""
@@ -142,7 +177,8 @@ class Service:
         self.store = Store(settings.store_path, read_only=not writable)
         try:
             self.views = Views(self.store, settings.base_iri)
-            self.pool = WorkerPool(settings.store_path, size=settings.workers)
+            self.pool = WorkerPool(settings.store_path, size=settings.workers,
+                                   allow_network=settings.allow_service, memory_mb=settings.query_memory_mb)
             self.stats = statistics(self.store)
         except BaseException:
             if hasattr(self, "pool"):
@@ -173,17 +209,25 @@ class Service:
             pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
     def check(self, client: str, query: str) -> None:
-        """Refuse a query before it runs: rate limit, then SERVICE."""
+        """Refuse a query before it runs: rate limit, nesting, then SERVICE (from a parse of the query)."""
         retry = self.limiter.retry_after(client)
         if retry is not None:
             raise HttpError(429, "rate-limited",
                             f"this client used its {self.settings.rate_limit:g} s of query time per minute; "
                             f"retry in {retry} s", headers={"Retry-After": str(retry)})
-        if not self.settings.allow_service and uses_service(query):
-            raise HttpError(403, "service-refused",
-                            "federated queries (SERVICE) are disabled on this server, which makes no outbound "
-                            "requests; run the query against the remote endpoint, or start hpckg serve with "
-                            "--allow-service")
+        if nesting(query) > MAX_NESTING:
+            raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
+                                               "this server refuses such queries before parsing them")
+        if not self.settings.allow_service:
+            analysis = analyse(query)
+            if not analysis.parsed:
+                raise HttpError(400, "query-syntax", "the query could not be parsed to check it for SERVICE "
+                                                     f"clauses: {analysis.error}")
+            if analysis.service:
+                raise HttpError(403, "service-refused",
+                                "federated queries (SERVICE) are disabled on this server, which makes no "
+                                "outbound requests; run the query against the remote endpoint, or start hpckg "
+                                "serve with --allow-service")
 
     def run(self, client: str, job: Job):
         """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
@@ -192,19 +236,22 @@ class Service:
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
-        started = time.monotonic()
+        started = self.limiter.start(client)
         with self.answering(client, job, started):
             answer = self.pool.run(job, timeout=self.settings.timeout)
         return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
         """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
-        self.check(client, job.query)
+        if not self.settings.allow_service and needs_parse(job.query):
+            await run_in_threadpool(self.check, client, job.query)  # a parse may take tens of ms: off the loop
+        else:
+            self.check(client, job.query)
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
-        started = time.monotonic()
+        started = self.limiter.start(client)
         with self.answering(client, job, started):
             answer = await self.pool.run_async(job, timeout=self.settings.timeout)
         return self.checked(answer, key)
@@ -220,6 +267,7 @@ class Service:
     @contextmanager
     def answering(self, client: str, job: Job, started: float):
         """Turn the pool's failures into HTTP errors and charge the client's query time."""
+        penalty = None
         try:
             yield
         except QueryTimeout as error:
@@ -227,11 +275,16 @@ class Service:
             raise HttpError(503, "timeout", str(error), headers={"Retry-After": "1"}) from None
         except PoolBusy as error:
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
+        except MemoryLimit as error:
+            logger.warning("query from %s stopped at the memory limit: %.200s", client, job.query)
+            penalty = self.settings.timeout  # a worker was lost: charged as a query of the full time limit
+            raise HttpError(503, "memory-limit", str(error)) from None
         except WorkerFailed as error:
             logger.error("query worker failed: %s", error)
+            penalty = self.settings.timeout  # a client that keeps crashing workers runs out of budget
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
-            self.limiter.charge(client, time.monotonic() - started)
+            self.limiter.finish(client, started, penalty)
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
@@ -241,22 +294,41 @@ class Service:
             self.cache.put(key, answer)
         return answer
 
-    def update(self, request: QueryRequest, authorization: str | None) -> None:
+    def update(self, request: QueryRequest, authorization: str | None, base_iri: str | None = None) -> None:
+        """Apply an update (blocking): the token, then what a parse of the update says, then the store."""
         token = self.settings.update_token
         if token is None:
             raise HttpError(403, "read-only",
                             "this SPARQL endpoint is read-only: SPARQL Update is refused. Edit the Turtle "
                             "under data/ttl and run `hpckg build`, or start hpckg serve with "
                             "--allow-update-token TOKEN and send Authorization: Bearer TOKEN")
-        given = (authorization or "").removeprefix("Bearer ").strip()
-        if not authorization or not hmac.compare_digest(given.encode(), token.encode()):
+        scheme, _, given = (authorization or "").strip().partition(" ")
+        # Both sides hashed first: compare_digest then compares equal lengths, in constant time.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                hashlib.sha256(given.strip().encode()).digest(), hashlib.sha256(token.encode()).digest()):
             raise HttpError(403, "update-forbidden",
                             "SPARQL Update needs the header Authorization: Bearer <the server's update token>")
-        if uses_service(request.update or ""):
-            raise HttpError(403, "service-refused", "SERVICE is not allowed in updates")
+        text = request.update or ""
+        if nesting(text) > MAX_NESTING:
+            raise HttpError(400, "too-nested", f"the update nests brackets more than {MAX_NESTING} deep")
+        analysis = analyse(text, update=True)
+        if not analysis.parsed:  # updates run in this process, which has network: only what a parse vouches for
+            raise HttpError(400, "update-syntax", f"SPARQL syntax error: {analysis.error}")
+        if (analysis.service or analysis.load) and not self.settings.allow_service:
+            raise HttpError(403, "service-refused",
+                            "LOAD and SERVICE make outbound requests, which this server refuses; start hpckg "
+                            "serve with --allow-service to allow them")
+        if request.using_graphs or request.using_named_graphs:
+            if analysis.dataset_clause:
+                raise HttpError(400, "dataset-conflict",
+                                "using-graph-uri or using-named-graph-uri may not be combined with an update "
+                                "that has USING, USING NAMED or WITH")
+            text = with_using(text, request.using_graphs, request.using_named_graphs)
+        if base_iri:
+            text = f"BASE <{base_iri}> {text}"  # on the first line: error positions stay right but for columns
         with self.update_lock:
             try:
-                self.store.update(request.update or "")
+                self.store.update(text)
                 self.store.flush()
             except HpckgError as error:
                 raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
@@ -264,6 +336,30 @@ class Service:
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.stats = statistics(self.store)
         logger.info("applied an update; the query workers reopen the store")
+
+
+_WHERE = re.compile(r"(?<![\w:?$.\-])(DELETE\s+)?WHERE(?![\w:\-])", re.IGNORECASE)
+
+
+def with_using(text: str, default: list[str], named: list[str]) -> str:
+    """An update with USING/USING NAMED clauses for the protocol's using-graph-uri and using-named-graph-uri
+    before the WHERE of each DELETE/INSERT operation (the only operations that take them). The parse has
+    already said the update has no USING or WITH of its own; WHERE is found as a keyword token outside
+    strings, IRIs, comments and brackets (a subquery's WHERE is inside braces)."""
+    clauses = "".join(f"USING <{g}> " for g in default) + "".join(f"USING NAMED <{g}> " for g in named)
+    blanked = blank_opaque(text)
+    depth, inserts = 0, []
+    for match in re.finditer(r"[{}()\[\]]|" + _WHERE.pattern, blanked, re.IGNORECASE):
+        token = match.group(0)
+        if token in "{([":
+            depth += 1
+        elif token in "})]":
+            depth = max(0, depth - 1)
+        elif depth == 0 and not match.group(1):  # DELETE WHERE takes no USING
+            inserts.append(match.start())
+    for at in reversed(inserts):
+        text = text[:at] + clauses + text[at:]
+    return text
 
 
 def position(message: str) -> dict:
@@ -315,7 +411,25 @@ def first(params: QueryParams, name: str) -> str | None:
 
 
 def client_of(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client a request is charged to: the peer address, or, when the peer is a trusted reverse proxy,
+    the last address in X-Forwarded-For that is not a trusted proxy itself."""
+    peer = request.client.host if request.client else "unknown"
+    trusted = request.app.state.trusted if hasattr(request.app.state, "trusted") else ()
+    if not trusted or not _trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
+    for hop in reversed(hops):
+        if hop and not _trusted(hop, trusted):
+            return hop
+    return peer
+
+
+def _trusted(address: str, networks) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
 
 
 def guarded(endpoint: Callable) -> Callable:
@@ -328,9 +442,9 @@ def guarded(endpoint: Callable) -> Callable:
             return endpoint(routes, request)
         except HttpError:
             raise
-        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+        except Exception:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
             logger.exception("internal error answering %s %s", request.method, request.url.path)
-            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+            raise HttpError(500, "internal", INTERNAL) from None
 
     return wrapper
 
@@ -361,7 +475,11 @@ class Routes:
         service = self.service
         try:
             if query_request.update is not None:
-                await run_in_threadpool(service.update, query_request, headers.get("authorization"))
+                if request.method != "POST":
+                    raise HttpError(405, "update-needs-post", "SPARQL Update is only accepted by POST",
+                                    headers={"Allow": "POST"})
+                await run_in_threadpool(service.update, query_request, headers.get("authorization"),
+                                        absolute(headers, urls.SPARQL))
                 return respond(204 if not wants_html(accept) else 200, b"", "text/plain")
             if update_only:
                 raise HttpError(400, "missing-update", "POST an update as application/sparql-update or update=")
@@ -383,14 +501,14 @@ class Routes:
                 return await run_in_threadpool(self.editor_response, client_of(request), query)
             results, rdf = negotiate(accept, fmt)
             job = Job(query, results.name, rdf.name, tuple(query_request.default_graphs),
-                      tuple(query_request.named_graphs))
+                      tuple(query_request.named_graphs), base_iri=absolute(headers, urls.SPARQL))
             answer = await service.run_async(client_of(request), job)
             return respond(200, answer.body, answer.media_type)
         except HttpError:
             raise
-        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+        except Exception:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
             logger.exception("internal error answering %s %s", request.method, request.url.path)
-            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+            raise HttpError(500, "internal", INTERNAL) from None
 
     def editor_response(self, client: str, query: str) -> Response:
         results, status = "", 200
@@ -485,6 +603,8 @@ class Routes:
             raise HttpError(404, "unknown-kind", f"no entity kind {kind!r}; kinds: {', '.join(ENTITY_KINDS)}")
         service = self.service
         iri = f"{service.settings.base_iri}id/{kind}/{slug}"
+        if not SLUG.fullmatch(slug):
+            raise HttpError(404, "unknown-entity", f"nothing is known about {iri!r}: not a slug of this server")
         accept = request.headers.get("accept", "")
         if route == "page" or (not ext and wants_html(accept)):
             if route == "id":
@@ -518,9 +638,12 @@ class Routes:
 async def read_request(request: Request) -> QueryRequest:
     """The operation and dataset of a SPARQL protocol request, from the URL and (for POST) the body."""
     params = request.query_params
-    query_request = QueryRequest(query=first(params, "query"), update=first(params, "update"),
+    query_request = QueryRequest(query=single(params.getlist("query"), "query"),
+                                 update=single(params.getlist("update"), "update"),
                                  default_graphs=params.getlist("default-graph-uri"),
-                                 named_graphs=params.getlist("named-graph-uri"))
+                                 named_graphs=params.getlist("named-graph-uri"),
+                                 using_graphs=params.getlist("using-graph-uri"),
+                                 using_named_graphs=params.getlist("using-named-graph-uri"))
     if request.method == "POST":
         media = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
         if media not in ("application/sparql-query", "application/sparql-update",
@@ -528,22 +651,48 @@ async def read_request(request: Request) -> QueryRequest:
             raise HttpError(415, "unsupported-media-type",
                             f"POST a query as application/sparql-query or application/x-www-form-urlencoded,"
                             f" not {media or 'no Content-Type'}")
-        body = (await read_body(request)).decode("utf-8", "replace")
+        charset = re.search(r";\s*charset\s*=\s*\"?([\w.:-]+)", request.headers.get("content-type") or "",
+                            re.IGNORECASE)
+        if charset and charset.group(1).lower() not in ("utf-8", "utf8"):
+            raise HttpError(415, "unsupported-charset", f"send the body in UTF-8, not {charset.group(1)}")
+        raw = await read_body(request)
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise HttpError(400, "not-utf8", f"the request body is not UTF-8 (byte {error.start}); SPARQL "
+                                             "requests are UTF-8") from None
         if media == "application/sparql-query":
+            if query_request.query is not None or query_request.update is not None:
+                raise HttpError(400, "query-twice", "a POSTed query may not have query or update in the URL too")
             query_request.query = body
         elif media == "application/sparql-update":
+            if query_request.query is not None or query_request.update is not None:
+                raise HttpError(400, "update-twice", "a POSTed update may not have query or update in the URL too")
             query_request.update = body
         else:
-            form = urllib.parse.parse_qs(body, keep_blank_values=True)
-            query_request.query = form.get("query", [query_request.query])[0]
-            query_request.update = form.get("update", [query_request.update])[0]
-            query_request.default_graphs += form.get("using-graph-uri", []) + form.get("default-graph-uri", [])
-            query_request.named_graphs += form.get("using-named-graph-uri", []) + form.get("named-graph-uri", [])
-    if query_request.query and query_request.update:
+            try:
+                form = urllib.parse.parse_qs(body, keep_blank_values=True, errors="strict")
+            except UnicodeDecodeError:
+                raise HttpError(400, "not-utf8", "the form's percent-encoded values are not UTF-8") from None
+            for name in ("query", "update"):
+                values = form.get(name, [])
+                current = getattr(query_request, name)
+                if values:
+                    setattr(query_request, name, single(values + ([current] if current is not None else []), name))
+            query_request.default_graphs += form.get("default-graph-uri", [])
+            query_request.named_graphs += form.get("named-graph-uri", [])
+            query_request.using_graphs += form.get("using-graph-uri", [])
+            query_request.using_named_graphs += form.get("using-named-graph-uri", [])
+    if query_request.query is not None and query_request.update is not None:
         raise HttpError(400, "query-and-update", "send either query or update, not both")
-    if query_request.query is not None and is_update(query_request.query):
-        query_request.update, query_request.query = query_request.query, None
     return query_request
+
+
+def single(values: list[str], name: str) -> str | None:
+    """The one value of a protocol parameter; more than one is a client error (the protocol allows one)."""
+    if len(values) > 1:
+        raise HttpError(400, f"multiple-{name}", f"send one {name} per request, not {len(values)}")
+    return values[0] if values else None
 
 
 async def read_body(request: Request) -> bytes:
@@ -645,4 +794,5 @@ def create_app(settings: Settings) -> Starlette:
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
     return app

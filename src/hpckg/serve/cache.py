@@ -33,7 +33,7 @@ class AnswerCache:
     @staticmethod
     def key(job: Job, generation: int) -> Key:
         return (job.query, job.results_format, job.rdf_format, job.default_graphs, job.named_graphs,
-                job.max_results, generation)
+                job.max_results, job.base_iri, generation)
 
     def get(self, key: Key) -> Answer | None:
         if self.capacity <= 0:

@@ -1,9 +1,10 @@
 """The SPARQL 1.1 Protocol side of the server: what a request asks for, which format answers it, and the
 serializers that turn pyoxigraph results into bytes.
 
-Update and SERVICE detection works on the query's tokens: comments, string literals and IRIs are lexed out
-first, so `"SERVICE"` in a string, `<http://x/service>` or `?service` never trip it, while a real
-`SERVICE <...> { }` clause always does, however it is spaced or cased.
+Whether an operation calls SERVICE or LOAD (an outbound request), carries USING/WITH, or holds several
+operations is decided from a real SPARQL parse (rdflib's grammar, see `analyse`), never by matching text. The
+token helpers below (prefixes used, volatile functions) only tune caching and prefix passing, where a wrong
+guess costs speed, not safety.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -81,9 +83,102 @@ def deterministic(text: str) -> bool:
     return _VOLATILE.search(_blank_opaque(text)) is None
 
 
+MAX_NESTING = 64  # brackets ({, (, [) open at once; deeper text is refused before any parser sees it
+_BRACKETS = re.compile(r"[{}()\[\]]")
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of brackets outside strings, IRIs and comments (an upper bound of the grammar's
+    nesting: a parser recursing on 10,000 nested OPTIONALs crashes, so such text never reaches one)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_blank_opaque(text)):
+        if match.group(0) in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a parse of an operation says about it. `parsed` is False when rdflib's grammar refused the text
+    (Oxigraph's own parser then answers with its error; the query workers have no network either way)."""
+
+    parsed: bool
+    service: bool = False  # a SERVICE clause anywhere (federated query: an outbound request)
+    load: bool = False  # a LOAD operation (an outbound request)
+    dataset_clause: bool = False  # an update with USING, USING NAMED or WITH
+    operations: int = 0  # update operations in the request
+    modify_only: bool = True  # every update operation is DELETE/INSERT ... WHERE (or data-only)
+    error: str = ""
+
+
+def _names(node, seen: set[str], keys: set[str]) -> None:
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, CompValue):
+            seen.add(item.name)
+            keys.update(k for k, v in item.items() if v is not None)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple) or type(item).__name__ == "ParseResults":
+            stack.extend(item)
+
+
+# Words whose absence from the whole text (any case; SPARQL's \u escapes counted as possibly anything)
+# proves the construct is absent, so the parse, ~10-30 ms, is skipped for the common query.
+def _may_contain(text: str, word: str) -> bool:
+    return word in text.lower() or "\\u" in text.lower()
+
+
+def needs_parse(text: str) -> bool:
+    """Whether `analyse` of a query must parse it (and may take tens of milliseconds)."""
+    return _may_contain(text, "service")
+
+
+def blank_opaque(text: str) -> str:
+    """The text with comments, strings and IRIs replaced by spaces (positions kept)."""
+    return _blank_opaque(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def analyse(text: str, update: bool = False) -> Analysis:
+    """Parse a query (or an update) with rdflib's SPARQL grammar and report what it asks for. Cached by
+    text: a distinct text is parsed once."""
+    lowered = text.lower()
+    if not update and not _may_contain(lowered, "service"):
+        return Analysis(parsed=True)
+    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(limit, 20_000))  # pyparsing recurses per grammar level; text is bounded
+        # SPARQL ends a comment at CR or LF (EOL ::= [#xA#xD]); rdflib's grammar only at LF.
+        normal = text.replace("\r\n", "\n").replace("\r", "\n")
+        tree = parseUpdate(normal) if update else parseQuery(normal)
+    except RecursionError:
+        return Analysis(parsed=False, error="too deeply nested")
+    except Exception as error:  # noqa: BLE001 - pyparsing raises several types for bad syntax
+        return Analysis(parsed=False, error=str(error))
+    finally:
+        sys.setrecursionlimit(limit)
+    names: set[str] = set()
+    keys: set[str] = set()
+    _names(tree, names, keys)
+    operations = len(tree.get("request", [])) if update else 1
+    modify_only = all(getattr(op, "name", "") in ("Modify", "InsertData", "DeleteData", "DeleteWhere")
+                      for op in tree.get("request", [])) if update else True
+    return Analysis(parsed=True, service="ServiceGraphPattern" in names, load="Load" in names,
+                    dataset_clause="UsingClause" in names or "withClause" in keys, operations=operations,
+                    modify_only=modify_only)
+
+
 def uses_service(text: str) -> bool:
-    """Whether a query contains a SERVICE clause (federated query), found as a token, not a substring."""
-    return _SERVICE.search(_blank_opaque(text)) is not None
+    """Whether a query contains a SERVICE clause (federated query), from a parse of the query."""
+    return analyse(text).service
 
 
 @dataclass
@@ -94,6 +189,8 @@ class QueryRequest:
     update: str | None = None
     default_graphs: list[str] = field(default_factory=list)
     named_graphs: list[str] = field(default_factory=list)
+    using_graphs: list[str] = field(default_factory=list)  # an update's using-graph-uri
+    using_named_graphs: list[str] = field(default_factory=list)  # an update's using-named-graph-uri
 
 
 # ---- content negotiation --------------------------------------------------------------------------

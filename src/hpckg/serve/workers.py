@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ctypes
+import ctypes.util
+import errno
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import resource
+import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +30,8 @@ import pyoxigraph as ox
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
 from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,6 +45,7 @@ class Job:
     named_graphs: tuple[str, ...] = ()
     max_results: int = 10_000
     generation: int = 0
+    base_iri: str | None = None
 
 
 @dataclass
@@ -64,9 +74,92 @@ class WorkerFailed(Exception):
     """A worker process died while running a query."""
 
 
+class MemoryLimit(WorkerFailed):
+    """A worker ran out of its memory limit while running a query (and died or gave up)."""
+
+
+# ---- the walls around a worker: no network, bounded memory ---------------------------------------------
+
+CLONE_NEWNET = 0x40000000
+_SCMP_ACT_ALLOW = 0x7FFF0000
+_SCMP_CMP_EQ = 4
+
+
+class _ScmpArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+def _deny_inet_sockets() -> bool:
+    """A seccomp filter (libseccomp through ctypes): socket(AF_INET/AF_INET6, ...) fails with EACCES in this
+    process and its threads from now on. Works unprivileged; False where libseccomp is missing."""
+    name = ctypes.util.find_library("seccomp")
+    if name is None:
+        return False
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+        lib.seccomp_init.restype = ctypes.c_void_p
+        lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                               ctypes.POINTER(_ScmpArgCmp)]
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        lib.seccomp_load.argtypes = [ctypes.c_void_p]
+        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        ctx = lib.seccomp_init(_SCMP_ACT_ALLOW)
+        if not ctx:
+            return False
+        try:
+            deny = 0x00050000 | errno.EACCES  # SCMP_ACT_ERRNO(EACCES)
+            ok = True
+            for syscall in (b"socket", b"socketpair"):
+                number = lib.seccomp_syscall_resolve_name(syscall)
+                for family in (socket.AF_INET, socket.AF_INET6):
+                    cmp = (_ScmpArgCmp * 1)(_ScmpArgCmp(0, _SCMP_CMP_EQ, family, 0))
+                    ok = ok and lib.seccomp_rule_add_array(ctx, deny, number, 1, cmp) == 0
+            return ok and lib.seccomp_load(ctx) == 0
+        finally:
+            lib.seccomp_release(ctx)
+    except (OSError, AttributeError):
+        return False
+
+
+def _new_network_namespace() -> bool:
+    """unshare(CLONE_NEWNET): this process gets a network namespace of its own with only a loopback
+    interface, down, so nothing (not even 127.0.0.1) is reachable. Needs CAP_SYS_ADMIN; False elsewhere."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.unshare(CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def isolate_network() -> list[str]:
+    """Cut this process off the network, with every wall available; the names of those that held."""
+    walls = []
+    if _new_network_namespace():
+        walls.append("network-namespace")
+    if _deny_inet_sockets():
+        walls.append("seccomp")
+    return walls
+
+
+def bound_memory(megabytes: int) -> bool:
+    """Limit this process's address space (RLIMIT_AS): an allocation past it fails instead of growing."""
+    if megabytes <= 0:
+        return False
+    limit = megabytes << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return True
+    except (ValueError, OSError):
+        return False
+
+
 def run_job(store: ox.Store, job: Job) -> Answer:
     """Evaluate one job against a store (runs inside a worker process)."""
     kwargs: dict = {}
+    if job.base_iri:
+        kwargs["base_iri"] = job.base_iri
     prefixes = used_prefixes(job.query, PREFIXES)
     if prefixes:
         kwargs["prefixes"] = prefixes
@@ -102,6 +195,8 @@ def run_job(store: ox.Store, job: Job) -> Answer:
         return Answer(serialize_triples(triples, rdf), rdf.media_type, "triples", len(triples))
     except SyntaxError as error:
         return Answer(status=400, code="query-syntax", message=f"SPARQL syntax error: {error}")
+    except MemoryError:
+        return Answer(status=503, code="memory-limit", message=MEMORY_MESSAGE)
     except (OSError, ValueError, RuntimeError) as error:
         return Answer(status=500, code="query-failed", message=f"the query failed: {error}")
 
@@ -112,11 +207,21 @@ def _too_many(limit: int, what: str) -> Answer:
                           f"add a LIMIT of at most {limit} (and OFFSET to page) or narrow the query")
 
 
-def worker_main(conn: multiprocessing.connection.Connection, store_path: str) -> None:
-    """A worker process: open the store read-only, then answer jobs until the pipe closes."""
+MEMORY_MESSAGE = ("the query needed more memory than this server's per-query limit and was stopped; narrow it "
+                  "(fewer cross joins, more specific patterns, a LIMIT) and try again")
+
+
+def worker_main(conn: multiprocessing.connection.Connection, store_path: str, allow_network: bool = False,
+                memory_mb: int = 0) -> None:
+    """A worker process: cut it off the network (unless allowed), bound its memory, open the store
+    read-only, then answer jobs until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
+    walls = [] if allow_network else isolate_network()
     store = reopen(store_path)  # a writable server store may be compacting while the workers start
+    if bound_memory(memory_mb):  # after opening: the store's own mappings are not a query's memory
+        walls.append(f"memory {memory_mb} MiB")
     generation = 0
-    conn.send("ready")
+    conn.send(("ready", walls))
     while True:
         try:
             job = conn.recv()
@@ -144,18 +249,30 @@ def reopen(store_path: str, attempts: int = 40) -> ox.Store:
 
 
 class _Worker:
-    def __init__(self, context, store_path: str):
+    def __init__(self, context, store_path: str, allow_network: bool = False, memory_mb: int = 0):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=worker_main, args=(child, store_path), daemon=True,
-                                       name="hpckg-query-worker")
+        self.process = context.Process(target=worker_main, args=(child, store_path, allow_network, memory_mb),
+                                       daemon=True, name="hpckg-query-worker")
         self.process.start()
         child.close()
+        self.walls: list[str] = []
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
         try:
-            return self.conn.poll(timeout) and self.conn.recv() == "ready"
+            if not self.conn.poll(timeout):
+                return False
+            message = self.conn.recv()
         except (EOFError, OSError):
             return False
+        if isinstance(message, tuple) and message[0] == "ready":
+            self.walls = list(message[1])
+            return True
+        return False
+
+    def died_of_memory(self) -> bool:
+        """Whether the (dead) process ended as an allocation failure ends it: Rust aborts (SIGABRT)."""
+        self.process.join(2)
+        return self.process.exitcode in (-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGKILL)
 
     def kill(self) -> None:
         self.process.kill()
@@ -258,9 +375,13 @@ class _Idle:
 class WorkerPool:
     """`size` worker processes over the store at `store_path`; `run` gives a job to a free one."""
 
-    def __init__(self, store_path: Path | str, *, size: int = 2):
+    def __init__(self, store_path: Path | str, *, size: int = 2, allow_network: bool = False,
+                 memory_mb: int = 0):
         self.store_path = str(store_path)
         self.size = size
+        self.allow_network = allow_network
+        self.memory_mb = memory_mb
+        self.walls: list[str] = []
         self.generation = 0
         self._context = multiprocessing.get_context("spawn")
         self._idle = _Idle()
@@ -272,10 +393,14 @@ class WorkerPool:
             if not worker.wait_ready():
                 self.close()
                 raise RuntimeError(f"a query worker could not open the store at {self.store_path}")
+            self.walls = worker.walls
             self._idle.put(worker)
+        if not allow_network and not any(w in self.walls for w in ("network-namespace", "seccomp")):
+            logger.warning("the query workers could not be cut off the network (no network namespace, no "
+                           "seccomp): SERVICE and LOAD are refused by parsing only")
 
     def _start(self) -> _Worker:
-        worker = _Worker(self._context, self.store_path)
+        worker = _Worker(self._context, self.store_path, self.allow_network, self.memory_mb)
         with self._lock:
             self._all.add(worker)
         return worker
@@ -311,11 +436,18 @@ class WorkerPool:
                                    "stopped; narrow it (more specific patterns, a LIMIT) and try again")
             answer: Answer = worker.conn.recv()
         except (EOFError, OSError) as error:
-            self._replace(worker)
-            raise WorkerFailed(f"the query worker died: {error}") from None
+            self._failed(worker, error)
         self._idle.put(worker)
         answer.seconds = time.monotonic() - start
         return answer
+
+    def _failed(self, worker: _Worker, error: BaseException):
+        """A worker died mid-query: replace it and raise what it died of."""
+        memory = self.memory_mb > 0 and worker.died_of_memory()
+        self._replace(worker)
+        if memory:
+            raise MemoryLimit(MEMORY_MESSAGE) from None
+        raise WorkerFailed(f"the query worker died: {error}") from None
 
     async def run_async(self, job: Job, *, timeout: float) -> Answer:
         """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
@@ -346,8 +478,8 @@ class WorkerPool:
             raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
                                "stopped; narrow it (more specific patterns, a LIMIT) and try again") from None
         except (EOFError, OSError) as error:
-            self._replace(worker)
-            raise WorkerFailed(f"the query worker died: {error}") from None
+            await asyncio.get_running_loop().run_in_executor(None, worker.process.join, 2)
+            self._failed(worker, error)
         except BaseException:  # cancelled (shutdown): the worker may still be busy with the job
             self._replace(worker)
             raise
