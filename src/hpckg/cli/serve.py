@@ -50,6 +50,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="allow federated SERVICE clauses (outbound requests; off by default)")
     parser.add_argument("--workers", type=int, default=max(2, min(4, os.cpu_count() or 2)), metavar="N",
                         help="query worker processes (default: CPUs, 2 to 4)")
+    parser.add_argument("--slow-slots", type=int, default=None, metavar="N",
+                        help="queries that may run past half a second at once (default: half the workers, at "
+                             "least 1); the other workers stay free for quick queries")
     parser.add_argument("--rate-limit", type=float, default=60.0, metavar="SECONDS_PER_MINUTE",
                         help="query time each client may use per minute, else HTTP 429 (default 60; 0 = off)")
     parser.add_argument("--answer-cache", type=float, default=64, metavar="MB",
@@ -129,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
+    if args.slow_slots is not None and not 1 <= args.slow_slots <= args.workers:
+        raise InputError("--slow-slots must be between 1 and --workers")
     if args.timeout <= 0:
         raise InputError("--timeout must be a positive number of seconds")
     if args.max_results < 1:
@@ -155,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
                         update_token=args.allow_update_token, allow_service=args.allow_service,
                         workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
                         cache_bytes=int(args.answer_cache * (1 << 20)), query_memory_mb=args.query_memory,
+                        slow_slots=args.slow_slots,
                         trusted_proxies=tuple(args.trusted_proxy))
     try:
         sock = bind(args.host, args.port)

@@ -15,6 +15,7 @@ or as an HTML page when the client is a browser.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import hmac
@@ -27,6 +28,7 @@ import re
 import threading
 import time
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -67,7 +69,15 @@ from hpckg.serve.sparql import (
 )
 from hpckg.serve.views import Html, Views, json_dumps
 from hpckg.serve.void import service_description, statistics, void_description
-from hpckg.serve.workers import Job, MemoryLimit, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
+from hpckg.serve.workers import (
+    Job,
+    MemoryLimit,
+    PoolBusy,
+    QueryTimeout,
+    SlowLaneFull,
+    WorkerFailed,
+    WorkerPool,
+)
 from hpckg.store import Store
 
 logger = logging.getLogger(__name__)
@@ -76,6 +86,11 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
+STRIKE_SECONDS = 600.0
+SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
+SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
+BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive
 MAX_BODY = 1 << 20  # 1 MiB of query text is plenty
 # Threads for blocking work. A request waiting for a free query worker holds one for up to --timeout
 # seconds, so there must be more threads than clients that can wait at once, or page requests queue
@@ -113,6 +128,7 @@ class Settings:
     cache_bytes: int = 64 << 20  # answers kept for repeated queries (see cache.py); 0 turns the cache off
     query_memory_mb: int = 2048  # address space of one query worker (RLIMIT_AS); 0 turns the bound off
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For names the client
+    slow_slots: int | None = None  # queries that may run past the quick budget at once (default workers // 2)
 
 
 class RateLimiter:
@@ -177,7 +193,7 @@ class Service:
         self.store = Store(settings.store_path, read_only=not writable)
         try:
             self.views = Views(self.store, settings.base_iri)
-            self.pool = WorkerPool(settings.store_path, size=settings.workers,
+            self.pool = WorkerPool(settings.store_path, size=settings.workers, slow_slots=settings.slow_slots,
                                    allow_network=settings.allow_service, memory_mb=settings.query_memory_mb)
             self.stats = statistics(self.store)
         except BaseException:
@@ -189,6 +205,44 @@ class Service:
         self.cache = AnswerCache(settings.cache_bytes)
         self.update_lock = threading.Lock()
         self._closed = False
+        # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
+        self._slow_texts: OrderedDict[str, None] = OrderedDict()
+        self._slow_clients: dict[str, float] = {}
+        self._slow_lock = threading.Lock()
+        self._strikes: dict[str, list[float]] = {}  # when each client's queries lost a worker
+
+    def strike(self, client: str) -> None:
+        with self._slow_lock:
+            self._strikes.setdefault(client, []).append(time.monotonic())
+
+    def struck_out(self, client: str) -> int | None:
+        """Seconds until a client that lost STRIKES workers lately may query again, else None."""
+        with self._slow_lock:
+            now = time.monotonic()
+            recent = [t for t in self._strikes.get(client, ()) if t > now - STRIKE_SECONDS]
+            if recent:
+                self._strikes[client] = recent
+            else:
+                self._strikes.pop(client, None)
+            return math.ceil(recent[0] + STRIKE_SECONDS - now) if len(recent) >= STRIKES else None
+
+    def known_slow(self, client: str, query: str) -> bool:
+        with self._slow_lock:
+            until = self._slow_clients.get(client)
+            if until is not None and until < time.monotonic():
+                del self._slow_clients[client]
+                until = None
+            return until is not None or query in self._slow_texts
+
+    def ran_slowly(self, client: str, query: str) -> None:
+        with self._slow_lock:
+            self._slow_texts[query] = None
+            self._slow_texts.move_to_end(query)
+            while len(self._slow_texts) > SLOW_TEXTS:
+                self._slow_texts.popitem(last=False)
+            self._slow_clients[client] = time.monotonic() + SLOW_CLIENT_SECONDS
+            if len(self._slow_clients) > SLOW_TEXTS:
+                self._slow_clients.pop(next(iter(self._slow_clients)))
 
     def canned(self) -> dict[str, CannedQuery]:
         return {q.name: q for q in canned_queries()}
@@ -215,6 +269,12 @@ class Service:
             raise HttpError(429, "rate-limited",
                             f"this client used its {self.settings.rate_limit:g} s of query time per minute; "
                             f"retry in {retry} s", headers={"Retry-After": str(retry)})
+        retry = self.struck_out(client)
+        if retry is not None:
+            raise HttpError(429, "workers-lost",
+                            f"this client's queries stopped {STRIKES} query workers (crash or memory limit) in the "
+                            f"last {STRIKE_SECONDS / 60:g} minutes; retry in {retry} s",
+                            headers={"Retry-After": str(retry)})
         if nesting(query) > MAX_NESTING:
             raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
                                                "this server refuses such queries before parsing them")
@@ -238,7 +298,9 @@ class Service:
             return cached
         started = self.limiter.start(client)
         with self.answering(client, job, started):
-            answer = self.pool.run(job, timeout=self.settings.timeout)
+            answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
+        if answer.slow:
+            self.ran_slowly(client, job.query)
         return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
@@ -253,7 +315,10 @@ class Service:
             return cached
         started = self.limiter.start(client)
         with self.answering(client, job, started):
-            answer = await self.pool.run_async(job, timeout=self.settings.timeout)
+            answer = await self.pool.run_async(job, timeout=self.settings.timeout,
+                                               slow=self.known_slow(client, job.query))
+        if answer.slow:
+            self.ran_slowly(client, job.query)
         return self.checked(answer, key)
 
     def cache_key(self, job: Job):
@@ -267,24 +332,28 @@ class Service:
     @contextmanager
     def answering(self, client: str, job: Job, started: float):
         """Turn the pool's failures into HTTP errors and charge the client's query time."""
-        penalty = None
         try:
             yield
         except QueryTimeout as error:
             logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
+            self.ran_slowly(client, job.query)
             raise HttpError(503, "timeout", str(error), headers={"Retry-After": "1"}) from None
+        except SlowLaneFull as error:
+            self.ran_slowly(client, job.query)
+            raise HttpError(503, "slow-lane-full", str(error), headers={"Retry-After": "5"}) from None
         except PoolBusy as error:
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
         except MemoryLimit as error:
             logger.warning("query from %s stopped at the memory limit: %.200s", client, job.query)
-            penalty = self.settings.timeout  # a worker was lost: charged as a query of the full time limit
+            self.ran_slowly(client, job.query)
+            self.strike(client)
             raise HttpError(503, "memory-limit", str(error)) from None
         except WorkerFailed as error:
             logger.error("query worker failed: %s", error)
-            penalty = self.settings.timeout  # a client that keeps crashing workers runs out of budget
+            self.strike(client)  # a client that keeps crashing workers is stopped
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
-            self.limiter.finish(client, started, penalty)
+            self.limiter.finish(client, started)
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
@@ -706,11 +775,16 @@ async def read_body(request: Request) -> bytes:
         if int(length) > MAX_BODY:
             raise too_large
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise too_large
+                chunks.append(chunk)
+    except TimeoutError:
+        raise HttpError(408, "body-timeout", f"the request body did not arrive within {BODY_TIMEOUT:g} s",
+                        headers={"Connection": "close"}) from None
     return b"".join(chunks)
 
 
@@ -719,6 +793,21 @@ def absolute(headers: Headers, path: str) -> str:
 
 
 # ---- middleware and the application ------------------------------------------------------------------
+
+class HttpVersions:
+    """Refuse requests without an HTTP/1.x or 2 version (an HTTP/0.9 request line is a client mistake)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("http_version") not in ("1.0", "1.1", "2", "2.0"):
+            response = Response(b'{"error": {"status": 400, "code": "http-version", "message": "send HTTP/1.1"}}',
+                                400, {"Connection": "close"}, "application/json")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
 
 class Cors(CORSMiddleware):
     """Starlette's CORS middleware, answering every OPTIONS request (preflight or not) with 204 and the
@@ -787,7 +876,8 @@ def create_app(settings: Settings) -> Starlette:
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
-        middleware=[Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
+        middleware=[Middleware(HttpVersions),
+                    Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
                                expose_headers=EXPOSED.split(", "), max_age=86400)],
         exception_handlers={HttpError: http_error, HTTPException: starlette_error},

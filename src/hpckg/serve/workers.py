@@ -60,6 +60,7 @@ class Answer:
     code: str = ""
     message: str = ""
     seconds: float = 0.0
+    slow: bool = False  # the query ran in the slow lane (past the quick budget, or sent there)
 
 
 class QueryTimeout(Exception):
@@ -68,6 +69,10 @@ class QueryTimeout(Exception):
 
 class PoolBusy(Exception):
     """No worker became free within the time limit."""
+
+
+class SlowLaneFull(PoolBusy):
+    """A query ran past the quick budget while every slow slot was taken; its worker was killed."""
 
 
 class WorkerFailed(Exception):
@@ -372,13 +377,25 @@ class _Idle:
             return waiter.worker
 
 
+QUICK_BUDGET = 0.5  # seconds a query may run before it needs a slow slot
+
+
 class WorkerPool:
-    """`size` worker processes over the store at `store_path`; `run` gives a job to a free one."""
+    """`size` worker processes over the store at `store_path`; `run` gives a job to a free one.
+
+    Two lanes keep cheap queries flowing while expensive ones run: a query that runs past `quick_budget`
+    seconds must take one of `slow_slots` slow slots (fewer than the workers) to go on, else it is stopped
+    (SlowLaneFull), so at least size - slow_slots workers are always free of slow queries. A job sent with
+    slow=True (its text or client was slow before) waits for a slow slot before it takes a worker at all.
+    """
 
     def __init__(self, store_path: Path | str, *, size: int = 2, allow_network: bool = False,
-                 memory_mb: int = 0):
+                 memory_mb: int = 0, slow_slots: int | None = None, quick_budget: float = QUICK_BUDGET):
         self.store_path = str(store_path)
         self.size = size
+        self.slow_slots = max(1, size // 2) if slow_slots is None else slow_slots
+        self.quick_budget = quick_budget
+        self._slow_running = 0
         self.allow_network = allow_network
         self.memory_mb = memory_mb
         self.walls: list[str] = []
@@ -420,25 +437,69 @@ class WorkerPool:
 
         threading.Thread(target=respawn, daemon=True, name="hpckg-respawn").start()
 
-    def run(self, job: Job, *, timeout: float) -> Answer:
+    # ---- slow slots ----
+
+    def _take_slot(self) -> bool:
+        with self._lock:
+            if self._slow_running < self.slow_slots:
+                self._slow_running += 1
+                return True
+            return False
+
+    def _give_slot(self) -> None:
+        with self._lock:
+            self._slow_running -= 1
+
+    def _slow_lane_full(self) -> SlowLaneFull:
+        return SlowLaneFull(f"the query ran past {self.quick_budget:g} s while all {self.slow_slots} slots for "
+                            "slow queries were taken, and was stopped so that quick queries keep being "
+                            "answered; retry later or narrow it")
+
+    def _timed_out(self, timeout: float) -> QueryTimeout:
+        return QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was stopped; narrow "
+                            "it (more specific patterns, a LIMIT) and try again")
+
+    def _no_slot(self, timeout: float) -> PoolBusy:
+        return PoolBusy(f"all {self.slow_slots} slots for slow queries stayed taken for {timeout:g} s (this "
+                        "query or this client's queries ran slowly before)")
+
+    def run(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
         """Run a job on a free worker within `timeout` seconds (waiting for a free worker included)."""
         start = time.monotonic()
-        worker = self._idle.get(timeout)
-        if worker is None:
-            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
-        job.generation = self.generation
-        remaining = max(0.01, timeout - (time.monotonic() - start))
+        deadline = start + timeout
+        slot = False
+        if slow:
+            while not (slot := self._take_slot()):
+                if time.monotonic() > deadline:
+                    raise self._no_slot(timeout)
+                time.sleep(0.05)
         try:
-            worker.conn.send(job)
-            if not worker.conn.poll(remaining):
-                self._replace(worker)
-                raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
-                                   "stopped; narrow it (more specific patterns, a LIMIT) and try again")
-            answer: Answer = worker.conn.recv()
-        except (EOFError, OSError) as error:
-            self._failed(worker, error)
-        self._idle.put(worker)
+            worker = self._idle.get(max(0.0, deadline - time.monotonic()))
+            if worker is None:
+                raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
+            job.generation = self.generation
+            moved = False
+            try:
+                worker.conn.send(job)
+                limit = deadline if slot else min(deadline, time.monotonic() + self.quick_budget)
+                while not worker.conn.poll(max(0.01, limit - time.monotonic())):
+                    if limit >= deadline:
+                        self._replace(worker)
+                        raise self._timed_out(timeout)
+                    if not self._take_slot():
+                        self._replace(worker)
+                        raise self._slow_lane_full()
+                    slot = moved = True
+                    limit = deadline
+                answer: Answer = worker.conn.recv()
+            except (EOFError, OSError) as error:
+                self._failed(worker, error)
+            self._idle.put(worker)
+        finally:
+            if slot:
+                self._give_slot()
         answer.seconds = time.monotonic() - start
+        answer.slow = slow or moved
         return answer
 
     def _failed(self, worker: _Worker, error: BaseException):
@@ -449,34 +510,66 @@ class WorkerPool:
             raise MemoryLimit(MEMORY_MESSAGE) from None
         raise WorkerFailed(f"the query worker died: {error}") from None
 
-    async def run_async(self, job: Job, *, timeout: float) -> Answer:
+    async def run_async(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
         """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
         the loop, then the answer as the worker's pipe turning readable."""
         start = time.monotonic()
-        worker = await self._idle.get_async(timeout)
+        deadline = start + timeout
+        slot = False
+        if slow:
+            while not (slot := self._take_slot()):
+                if time.monotonic() > deadline:
+                    raise self._no_slot(timeout)
+                await asyncio.sleep(0.05)
+        lane = [slot]  # [whether a slow slot is held], set by _run_on_worker when the query moves lanes
+        try:
+            answer = await self._run_on_worker(job, timeout, deadline, lane)
+        finally:
+            if lane[0]:
+                self._give_slot()
+        answer.seconds = time.monotonic() - start
+        answer.slow = slow or answer.slow
+        return answer
+
+    async def _run_on_worker(self, job: Job, timeout: float, deadline: float, lane: list[bool]) -> Answer:
+        worker = await self._idle.get_async(max(0.0, deadline - time.monotonic()))
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
         job.generation = self.generation
         loop = asyncio.get_running_loop()
-        readable = loop.create_future()
         fd = worker.conn.fileno()
+        moved = False
         try:
             worker.conn.send(job)
-            loop.add_reader(fd, _resolve, readable)
-            # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
-            timer = loop.call_later(max(0.01, timeout - (time.monotonic() - start)), _expire, readable)
-            try:
-                await readable
-            finally:
-                timer.cancel()
-                loop.remove_reader(fd)
-                os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs a blocking pipe
+            limit = deadline if lane[0] else min(deadline, time.monotonic() + self.quick_budget)
+            while True:
+                readable = loop.create_future()
+                loop.add_reader(fd, _resolve, readable)
+                # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
+                timer = loop.call_later(max(0.01, limit - time.monotonic()), _expire, readable)
+                try:
+                    await readable
+                    break
+                except TimeoutError:
+                    if limit >= deadline:
+                        raise
+                    if not self._take_slot():
+                        raise self._slow_lane_full() from None
+                    lane[0] = moved = True
+                    limit = deadline
+                finally:
+                    timer.cancel()
+                    loop.remove_reader(fd)
+                    os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs it blocking
             # The worker sends its whole answer at once, serialized before sending: reading it is copying.
             answer: Answer = worker.conn.recv()
+            answer.slow = moved
         except TimeoutError:
             self._replace(worker)
-            raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
-                               "stopped; narrow it (more specific patterns, a LIMIT) and try again") from None
+            raise self._timed_out(timeout) from None
+        except SlowLaneFull:
+            self._replace(worker)
+            raise
         except (EOFError, OSError) as error:
             await asyncio.get_running_loop().run_in_executor(None, worker.process.join, 2)
             self._failed(worker, error)
@@ -484,7 +577,6 @@ class WorkerPool:
             self._replace(worker)
             raise
         self._idle.put(worker)
-        answer.seconds = time.monotonic() - start
         return answer
 
     def close(self) -> None:
