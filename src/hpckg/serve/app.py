@@ -52,7 +52,7 @@ from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.render import content_security_policy
 from hpckg.serve import urls
-from hpckg.serve.cache import AnswerCache
+from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
     MAX_NESTING,
@@ -202,7 +202,9 @@ class Service:
             self._close_store()
             raise
         self.limiter = RateLimiter(settings.rate_limit)
+        self.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
         self.cache = AnswerCache(settings.cache_bytes)
+        self.responses = ResponseCache(min(settings.cache_bytes, 16 << 20))
         self.update_lock = threading.Lock()
         self._closed = False
         # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
@@ -403,6 +405,7 @@ class Service:
                 raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
             self.pool.generation += 1
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
+            self.responses.clear()
             self.stats = statistics(self.store)
         logger.info("applied an update; the query workers reopen the store")
 
@@ -484,9 +487,13 @@ def client_of(request: Request) -> str:
     the last address in X-Forwarded-For that is not a trusted proxy itself."""
     peer = request.client.host if request.client else "unknown"
     trusted = request.app.state.trusted if hasattr(request.app.state, "trusted") else ()
+    return forwarded_client(peer, request.headers.getlist("x-forwarded-for"), trusted)
+
+
+def forwarded_client(peer: str, forwarded: list[str], trusted) -> str:
     if not trusted or not _trusted(peer, trusted):
         return peer
-    hops = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
+    hops = [hop.strip() for value in forwarded for hop in value.split(",")]
     for hop in reversed(hops):
         if hop and not _trusted(hop, trusted):
             return hop
@@ -572,7 +579,12 @@ class Routes:
             job = Job(query, results.name, rdf.name, tuple(query_request.default_graphs),
                       tuple(query_request.named_graphs), base_iri=absolute(headers, urls.SPARQL))
             answer = await service.run_async(client_of(request), job)
-            return respond(200, answer.body, answer.media_type)
+            response = respond(200, answer.body, answer.media_type)
+            if request.method == "GET" and "origin" not in headers and service.cache_key(job) is not None:
+                # As the CORS middleware will send them: it adds Origin to Vary on the way out.
+                raw = [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
+                service.responses.put(FastAnswers.key(request.scope), service.pool.generation, raw, answer.body)
+            return response
         except HttpError:
             raise
         except Exception:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
@@ -794,6 +806,50 @@ def absolute(headers: Headers, path: str) -> str:
 
 # ---- middleware and the application ------------------------------------------------------------------
 
+class FastAnswers:
+    """Answer a repeated GET /sparql from the ResponseCache before Starlette runs: the same query string,
+    Accept and Host at the same store generation get the same bytes. The client's rate limit and strikes are
+    still checked (a refused client falls through to the full path, which answers 429); requests with an
+    Origin header (CORS) or another HTTP version take the full path."""
+
+    def __init__(self, app, service: Service):
+        self.app = app
+        self.service = service
+
+    @staticmethod
+    def key(scope: Scope) -> tuple:
+        accept = host = b""
+        for name, value in scope["headers"]:
+            if name == b"accept":
+                accept = value
+            elif name == b"host":
+                host = value
+        return scope["query_string"], accept, host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == urls.SPARQL
+                and scope.get("http_version") in ("1.0", "1.1")):
+            service = self.service
+            hit = service.responses.get(self.key(scope), service.pool.generation)
+            if hit is not None and self.allowed(scope):
+                headers, body = hit
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+    def allowed(self, scope: Scope) -> bool:
+        forwarded = []
+        for name, value in scope["headers"]:
+            if name == b"origin":
+                return False
+            if name == b"x-forwarded-for":
+                forwarded.append(value.decode("latin-1"))
+        peer = scope["client"][0] if scope.get("client") else "unknown"
+        client = forwarded_client(peer, forwarded, self.service.trusted)
+        return self.service.limiter.retry_after(client) is None and self.service.struck_out(client) is None
+
+
 class HttpVersions:
     """Refuse requests without an HTTP/1.x or 2 version (an HTTP/0.9 request line is a client mistake)."""
 
@@ -876,7 +932,7 @@ def create_app(settings: Settings) -> Starlette:
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
-        middleware=[Middleware(HttpVersions),
+        middleware=[Middleware(FastAnswers, service=service), Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
                                expose_headers=EXPOSED.split(", "), max_age=86400)],
@@ -884,5 +940,5 @@ def create_app(settings: Settings) -> Starlette:
         lifespan=lifespan,
     )
     app.state.service = service
-    app.state.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
+    app.state.trusted = service.trusted
     return app

@@ -65,3 +65,44 @@ class AnswerCache:
         with self._lock:
             self._entries.clear()
             self.size = 0
+
+
+class ResponseCache:
+    """Whole responses to repeated GET /sparql requests, keyed by the request's query string, Accept and
+    Host headers, each valid for the store generation it was made at: answered before the web framework
+    runs (app.FastAnswers). Least recently used out past `capacity` bytes; thread-safe; 0 turns it off."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.size = 0
+        self._entries: OrderedDict[Key, tuple[int, list[tuple[bytes, bytes]], bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def get(self, key: Key, generation: int) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] != generation:
+            return None
+        with self._lock:
+            self.hits += 1
+            if key in self._entries:
+                self._entries.move_to_end(key)
+        return entry[1], entry[2]
+
+    def put(self, key: Key, generation: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+        if self.capacity <= 0 or len(body) > min(MAX_ENTRY, self.capacity):
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.size -= len(old[2])
+            self._entries[key] = (generation, headers, body)
+            self.size += len(body)
+            while self.size > self.capacity:
+                _, evicted = self._entries.popitem(last=False)
+                self.size -= len(evicted[2])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.size = 0
