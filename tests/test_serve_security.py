@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -128,6 +130,23 @@ def test_the_query_workers_have_no_network(listener):
         assert answer.status != 200
     finally:
         pool.close()
+    time.sleep(0.5)
+    assert listener.connections == []
+
+
+def test_the_seccomp_wall_alone_refuses_sockets(listener):
+    # Where no network namespace can be made (not root), the seccomp filter is the wall: a process that
+    # applied it cannot open an IPv4 or IPv6 socket, so it cannot reach the listener.
+    program = (
+        "import socket, sys\n"
+        "from hpckg.serve.workers import _deny_inet_sockets\n"
+        "assert _deny_inet_sockets()\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {listener.port}), timeout=5)\n"
+        "except PermissionError:\n"
+        "    sys.exit(0)\n"
+        "sys.exit(3)\n")
+    assert subprocess.run([sys.executable, "-c", program], timeout=60).returncode == 0
     time.sleep(0.5)
     assert listener.connections == []
 
