@@ -344,3 +344,53 @@ def test_coalescing_transport_joins_head_and_body_and_flushes_a_lone_write_and_o
         return received
 
     assert asyncio.run(exchange()) == [b"HEAD\r\n\r\nbody", b"lone head", b"last"]
+
+
+@pytest.mark.parametrize("query,expected", [
+    (f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # 12", True),
+    (f"ASK {{ <{KALOS}> a hpc:System }}", True),
+    ("SELECT ?p ?o WHERE { <a:b> ?p ?o } LIMIT 10", True),
+    ('SELECT ?o { <a:b> <c:d> "x"@en . }', True),
+    ("SELECT * WHERE { <a:b> ?p ?o }", False),  # only named variables
+    ("SELECT ?s WHERE { ?s ?p ?o }", False),  # the subject must be an IRI
+    ("SELECT ?o { <a:b> <c:d> ?o . SERVICE <http://127.0.0.1:1/> { ?a ?b ?c } }", False),
+    ("SELECT ?o { <a:b> <c:d> ?o } #x\rSERVICE <http://127.0.0.1:1/> { }", False),  # CR ends a comment
+    ("SELECT ?o { <a:b> <c:d>/<e:f> ?o }", False),
+    ("SELECT ?o { <a:b> <c:d> ?o FILTER(?o) }", False),
+    ('SELECT ?o { <a:b> <c:d> "x\\" } SERVICE" }', False),
+    ("SELECT ?o { <a:b> <c:d> ?o } LIMIT 5 OFFSET 3", False),
+    ("SELECT ?o { <a:b> <c:d> ?o . <e:f> <g:h> ?p }", False),
+])
+def test_lookups_answered_in_process_are_known_from_their_whole_form(query, expected):
+    from hpckg.serve.sparql import is_lookup
+
+    assert is_lookup(query) is expected
+
+
+def test_a_lookup_is_answered_without_a_worker_and_as_a_worker_would(web):
+    from hpckg.serve.workers import run_job
+
+    service = web.app.state.service
+    query = f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # in-process"
+    answer = service.lookup("test", Job(query), None)
+    assert answer is not None and answer.status == 200
+    import pyoxigraph as ox
+
+    assert answer.body == run_job(ox.Store.read_only(str(serve_store())), Job(query)).body
+    assert web.get(urls.sparql(query), headers=JSON_RESULTS).content == answer.body
+
+
+def test_lookups_answered_before_the_framework_keep_rate_limits_and_cors():
+    lookup = urls.sparql(f"ASK {{ <{KALOS}> a hpc:System }}")
+    with in_process(serve_store(), workers=1, rate_limit=0.0001) as http:
+        assert http.get(lookup, headers=JSON_RESULTS).json()["boolean"] is True
+        http.get(urls.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 50"))  # spends the tiny budget
+        limited = http.get(lookup, headers=JSON_RESULTS)  # repeated (cached) or not, it is refused
+        assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate-limited"
+    with in_process(serve_store(), workers=1, rate_limit=0) as http:
+        for _ in range(2):
+            cors = http.get(lookup, headers={**JSON_RESULTS, "Origin": "https://example.org"})
+            assert cors.status_code == 200 and cors.headers["Access-Control-Allow-Origin"] == "*"
+        plain = [http.get(lookup, headers=JSON_RESULTS) for _ in range(2)]
+        assert plain[0].headers["Vary"] == plain[1].headers["Vary"] == "Accept, Origin"
+        assert plain[0].content == plain[1].content == cors.content

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio.to_thread
+import pyoxigraph as ox
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
@@ -61,6 +62,7 @@ from hpckg.serve.sparql import (
     analyse,
     blank_opaque,
     deterministic,
+    is_lookup,
     needs_parse,
     negotiate,
     nesting,
@@ -70,6 +72,7 @@ from hpckg.serve.sparql import (
 from hpckg.serve.views import Html, Views, json_dumps
 from hpckg.serve.void import service_description, statistics, void_description
 from hpckg.serve.workers import (
+    Answer,
     Job,
     MemoryLimit,
     PoolBusy,
@@ -77,6 +80,8 @@ from hpckg.serve.workers import (
     SlowLaneFull,
     WorkerFailed,
     WorkerPool,
+    reopen,
+    run_job,
 )
 from hpckg.store import Store
 
@@ -212,6 +217,29 @@ class Service:
         self._slow_clients: dict[str, float] = {}
         self._slow_lock = threading.Lock()
         self._strikes: dict[str, list[float]] = {}  # when each client's queries lost a worker
+        self._lookup_store: tuple[int, ox.Store] | None = None  # (generation, read-only handle) for lookups
+        self._lookup_lock = threading.Lock()
+
+    def lookup(self, client: str, job: Job, key, *, known: bool = False) -> Answer | None:
+        """Answer a lookup (sparql.is_lookup: one triple pattern with an IRI subject, known from its form to
+        be one index range, with no SERVICE) in this process, without the worker round trip; None when the
+        query is no lookup. `known`: the caller has found it is one."""
+        if not known and not is_lookup(job.query):
+            return None
+        generation = self.pool.generation
+        handle = self._lookup_store
+        if handle is None or handle[0] != generation:
+            with self._lookup_lock:
+                handle = self._lookup_store
+                if handle is None or handle[0] != generation:
+                    handle = self._lookup_store = (generation, reopen(str(self.settings.store_path)))
+        job.generation = generation
+        started = self.limiter.start(client)
+        try:
+            answer = run_job(handle[1], job)
+        finally:
+            self.limiter.finish(client, started)
+        return self.checked(answer, key)
 
     def strike(self, client: str) -> None:
         with self._slow_lock:
@@ -298,6 +326,8 @@ class Service:
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
+        if (answer := self.lookup(client, job, key)) is not None:
+            return answer
         started = self.limiter.start(client)
         with self.answering(client, job, started):
             answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
@@ -315,6 +345,8 @@ class Service:
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
+        if (answer := self.lookup(client, job, key)) is not None:
+            return answer  # a few tens of microseconds: answered on the loop
         started = self.limiter.start(client)
         with self.answering(client, job, started):
             answer = await self.pool.run_async(job, timeout=self.settings.timeout,
@@ -581,9 +613,8 @@ class Routes:
             answer = await service.run_async(client_of(request), job)
             response = respond(200, answer.body, answer.media_type)
             if request.method == "GET" and "origin" not in headers and service.cache_key(job) is not None:
-                # As the CORS middleware will send them: it adds Origin to Vary on the way out.
-                raw = [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
-                service.responses.put(FastAnswers.key(request.scope), service.pool.generation, raw, answer.body)
+                service.responses.put(FastAnswers.key(request.scope), service.pool.generation,
+                                      cached_headers(response), answer.body)
             return response
         except HttpError:
             raise
@@ -830,24 +861,64 @@ class FastAnswers:
         if (scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == urls.SPARQL
                 and scope.get("http_version") in ("1.0", "1.1")):
             service = self.service
-            hit = service.responses.get(self.key(scope), service.pool.generation)
-            if hit is not None and self.allowed(scope):
-                headers, body = hit
-                await send({"type": "http.response.start", "status": 200, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
-                return
+            key = self.key(scope)
+            hit = service.responses.get(key, service.pool.generation)
+            client = self.allowed(scope)
+            if client is not None:
+                if hit is None:
+                    hit = self.lookup(scope, client, key)
+                if hit is not None:
+                    headers, body = hit
+                    await send({"type": "http.response.start", "status": 200, "headers": headers})
+                    await send({"type": "http.response.body", "body": body})
+                    return
         await self.app(scope, receive, send)
 
-    def allowed(self, scope: Scope) -> bool:
+    def lookup(self, scope: Scope, client: str, key: tuple) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+        """A lookup (sparql.is_lookup) asked by GET with only a query parameter, answered in this process;
+        None for anything else, or any error (the full path then answers it, errors included)."""
+        try:
+            params = urllib.parse.parse_qsl(scope["query_string"].decode("latin-1"), errors="strict")
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if len(params) != 1 or params[0][0] != "query" or not is_lookup(params[0][1]):
+            return None
+        accept, host = key[1].decode("latin-1"), key[2].decode("latin-1")
+        if wants_html(accept):
+            return None
+        results, rdf = negotiate(accept, None)
+        job = Job(params[0][1], results.name, rdf.name, base_iri=f"http://{host or '127.0.0.1'}{urls.SPARQL}")
+        service = self.service
+        job.max_results = service.settings.max_results
+        generation = service.pool.generation
+        try:
+            answer = service.lookup(client, job, service.cache_key(job), known=True)
+        except HttpError:
+            return None
+        if answer is None:
+            return None
+        headers = cached_headers(respond(200, answer.body, answer.media_type))
+        service.responses.put(key, generation, headers, answer.body)
+        return headers, answer.body
+
+    def allowed(self, scope: Scope) -> str | None:
+        """The client, when its request may be answered here (no CORS Origin, not rate-limited), else None."""
         forwarded = []
         for name, value in scope["headers"]:
             if name == b"origin":
-                return False
+                return None
             if name == b"x-forwarded-for":
                 forwarded.append(value.decode("latin-1"))
         peer = scope["client"][0] if scope.get("client") else "unknown"
         client = forwarded_client(peer, forwarded, self.service.trusted)
-        return self.service.limiter.retry_after(client) is None and self.service.struck_out(client) is None
+        if self.service.limiter.retry_after(client) is None and self.service.struck_out(client) is None:
+            return client
+        return None
+
+
+def cached_headers(response: Response) -> list[tuple[bytes, bytes]]:
+    """A response's headers as the CORS middleware sends them (it adds Origin to Vary on the way out)."""
+    return [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
 
 
 class HttpVersions:

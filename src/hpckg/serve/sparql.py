@@ -176,6 +176,83 @@ def analyse(text: str, update: bool = False) -> Analysis:
                     modify_only=modify_only)
 
 
+# ---- lookups: queries cheap and bounded by their form ---------------------------------------------------
+
+_LOOKUP_TOKEN = re.compile(r"""
+    (?P<space>[ \t\r\n]+|\#[^\r\n]*)
+  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+  | (?P<string>"[^"\\\r\n]*"(?:@[A-Za-z]+(?:-[A-Za-z0-9]+)*)?)
+  | (?P<var>[?$][A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>[0-9]+(?![\w:]))
+  | (?P<pname>[A-Za-z][A-Za-z0-9_-]*:[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)
+  | (?P<word>[A-Za-z]+(?![\w:-]))
+  | (?P<punct>[{}.])
+""", re.VERBOSE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup_shape(tokens: tuple[str, ...]) -> bool:
+    kinds = list(tokens)
+    if not kinds:
+        return False
+    if kinds[0] == "ASK":
+        rest = kinds[1:]
+    elif kinds[0] == "SELECT":
+        i = 2 if len(kinds) > 1 and kinds[1] == "DISTINCT" else 1
+        start = i
+        while i < len(kinds) and kinds[i] == "var":
+            i += 1
+        if i == start:
+            return False
+        rest = kinds[i:]
+    else:
+        return False
+    if rest[:1] == ["WHERE"]:
+        rest = rest[1:]
+    # { constant-subject predicate object [.] } [LIMIT n]
+    if len(rest) < 5 or rest[0] != "{" or rest[1] not in ("iri", "pname"):
+        return False
+    if rest[2] not in ("iri", "pname", "var", "a") or rest[3] not in ("iri", "pname", "var", "string"):
+        return False
+    tail = rest[4:]
+    if tail[:1] == ["."]:
+        tail = tail[1:]
+    return tail in (["}"], ["}", "LIMIT", "number"])
+
+
+def is_lookup(text: str) -> bool:
+    """Whether a query is a lookup: SELECT or ASK over one triple pattern whose subject is an IRI (at most
+    a LIMIT after it). Decided by a complete tokenisation of a small sub-grammar of SPARQL (any other token,
+    keyword or shape: not a lookup), so the form is known: no SERVICE, no path, no join; its cost is one
+    index range of one subject, and its size is capped by the result limit like any query's."""
+    if len(text) > 4096:
+        return False
+    kinds: list[str] = []
+    position = 0
+    while position < len(text):
+        match = _LOOKUP_TOKEN.match(text, position)
+        if match is None:
+            return False
+        position = match.end()
+        kind = match.lastgroup
+        if kind == "space":
+            continue
+        if kind == "word":
+            word = match.group(0)
+            upper = word.upper()
+            if word == "a":
+                kinds.append("a")
+                continue
+            if upper not in ("SELECT", "DISTINCT", "WHERE", "ASK", "LIMIT"):
+                return False
+            kinds.append(upper)
+        elif kind == "punct":
+            kinds.append(match.group(0))
+        else:
+            kinds.append(kind)  # type: ignore[arg-type]
+    return _lookup_shape(tuple(kinds))
+
+
 def uses_service(text: str) -> bool:
     """Whether a query contains a SERVICE clause (federated query), from a parse of the query."""
     return analyse(text).service
