@@ -360,6 +360,7 @@ def test_coalescing_transport_joins_head_and_body_and_flushes_a_lone_write_and_o
     ('SELECT ?o { <a:b> <c:d> "x\\" } SERVICE" }', False),
     ("SELECT ?o { <a:b> <c:d> ?o } LIMIT 5 OFFSET 3", False),
     ("SELECT ?o { <a:b> <c:d> ?o . <e:f> <g:h> ?p }", False),
+    ("SELECT DISTINCT ?p { <a:b> ?p ?o }", False),  # would read the whole range before a row
 ])
 def test_lookups_answered_in_process_are_known_from_their_whole_form(query, expected):
     from hpckg.serve.sparql import is_lookup

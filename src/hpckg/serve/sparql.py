@@ -197,9 +197,8 @@ def _lookup_shape(tokens: tuple[str, ...]) -> bool:
         return False
     if kinds[0] == "ASK":
         rest = kinds[1:]
-    elif kinds[0] == "SELECT":
-        i = 2 if len(kinds) > 1 and kinds[1] == "DISTINCT" else 1
-        start = i
+    elif kinds[0] == "SELECT":  # no DISTINCT: it would read a whole index range before the first row
+        i = start = 1
         while i < len(kinds) and kinds[i] == "var":
             i += 1
         if i == start:
@@ -223,8 +222,9 @@ def _lookup_shape(tokens: tuple[str, ...]) -> bool:
 def is_lookup(text: str) -> bool:
     """Whether a query is a lookup: SELECT or ASK over one triple pattern whose subject is an IRI (at most
     a LIMIT after it). Decided by a complete tokenisation of a small sub-grammar of SPARQL (any other token,
-    keyword or shape: not a lookup), so the form is known: no SERVICE, no path, no join; its cost is one
-    index range of one subject, and its size is capped by the result limit like any query's."""
+    keyword or shape: not a lookup), so the form is known: no SERVICE, no path, no join, no DISTINCT or
+    ORDER BY; rows stream from one index range of one subject and reading stops past the result cap, so it
+    is cheap enough to run on the server's event loop."""
     if len(text) > 4096:
         return False
     kinds: list[str] = []
@@ -243,7 +243,7 @@ def is_lookup(text: str) -> bool:
             if word == "a":
                 kinds.append("a")
                 continue
-            if upper not in ("SELECT", "DISTINCT", "WHERE", "ASK", "LIMIT"):
+            if upper not in ("SELECT", "WHERE", "ASK", "LIMIT"):
                 return False
             kinds.append(upper)
         elif kind == "punct":
