@@ -361,6 +361,8 @@ class Service:
         data at least that new."""
         if self.cache.capacity <= 0 or not deterministic(job.query):
             return None
+        if self.settings.allow_service and needs_parse(job.query):
+            return None  # it may call SERVICE, whose answers may change (refused outright without the flag)
         return AnswerCache.key(job, self.pool.generation)
 
     @contextmanager

@@ -277,7 +277,7 @@ class _Worker:
     def died_of_memory(self) -> bool:
         """Whether the (dead) process ended as an allocation failure ends it: Rust aborts (SIGABRT)."""
         self.process.join(2)
-        return self.process.exitcode in (-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGKILL)
+        return self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL)  # (SIGKILL: the kernel OOM killer)
 
     def kill(self) -> None:
         self.process.kill()
