@@ -395,3 +395,16 @@ def test_lookups_answered_before_the_framework_keep_rate_limits_and_cors():
         plain = [http.get(lookup, headers=JSON_RESULTS) for _ in range(2)]
         assert plain[0].headers["Vary"] == plain[1].headers["Vary"] == "Accept, Origin"
         assert plain[0].content == plain[1].content == cors.content
+
+
+def test_the_caches_count_long_query_texts_against_their_capacity():
+    from hpckg.serve.cache import AnswerCache, ResponseCache
+    from hpckg.serve.workers import Answer
+
+    answers, responses = AnswerCache(1 << 20), ResponseCache(1 << 20)
+    for n in range(100):  # 100 KiB texts with 10-byte answers: the texts are what fills memory
+        text = f"ASK {{}} # {n} " + "x" * 100_000
+        answers.put(AnswerCache.key(Job(text), 0), Answer(b"0123456789", "application/json"))
+        responses.put((text.encode(), b"", b""), 0, [], b"0123456789")
+    for cache in (answers, responses):
+        assert cache.size <= 1 << 20 and len(cache._entries) <= 11  # noqa: SLF001

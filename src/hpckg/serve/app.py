@@ -213,7 +213,7 @@ class Service:
         self.update_lock = threading.Lock()
         self._closed = False
         # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
-        self._slow_texts: OrderedDict[str, None] = OrderedDict()
+        self._slow_texts: OrderedDict[bytes, None] = OrderedDict()  # SHA-256 of the texts
         self._slow_clients: dict[str, float] = {}
         self._slow_lock = threading.Lock()
         self._strikes: dict[str, list[float]] = {}  # when each client's queries lost a worker
@@ -257,17 +257,19 @@ class Service:
             return math.ceil(recent[0] + STRIKE_SECONDS - now) if len(recent) >= STRIKES else None
 
     def known_slow(self, client: str, query: str) -> bool:
+        digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()
         with self._slow_lock:
             until = self._slow_clients.get(client)
             if until is not None and until < time.monotonic():
                 del self._slow_clients[client]
                 until = None
-            return until is not None or query in self._slow_texts
+            return until is not None or digest in self._slow_texts
 
     def ran_slowly(self, client: str, query: str) -> None:
+        digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()  # texts may be 1 MiB each
         with self._slow_lock:
-            self._slow_texts[query] = None
-            self._slow_texts.move_to_end(query)
+            self._slow_texts[digest] = None
+            self._slow_texts.move_to_end(digest)
             while len(self._slow_texts) > SLOW_TEXTS:
                 self._slow_texts.popitem(last=False)
             self._slow_clients[client] = time.monotonic() + SLOW_CLIENT_SECONDS

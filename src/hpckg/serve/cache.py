@@ -48,18 +48,18 @@ class AnswerCache:
             return answer
 
     def put(self, key: Key, answer: Answer) -> None:
-        size = len(answer.body)
+        size = _weight(key, answer.body)  # the query text counts too: a text may be 1 MiB, its answer 50 bytes
         if answer.status != 200 or size > min(MAX_ENTRY, self.capacity):
             return
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:
-                self.size -= len(old.body)
+                self.size -= _weight(key, old.body)
             self._entries[key] = answer
             self.size += size
             while self.size > self.capacity:
-                _, evicted = self._entries.popitem(last=False)
-                self.size -= len(evicted.body)
+                evicted_key, evicted = self._entries.popitem(last=False)
+                self.size -= _weight(evicted_key, evicted.body)
 
     def clear(self) -> None:
         with self._lock:
@@ -90,19 +90,25 @@ class ResponseCache:
         return entry[1], entry[2]
 
     def put(self, key: Key, generation: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-        if self.capacity <= 0 or len(body) > min(MAX_ENTRY, self.capacity):
+        size = _weight(key, body)
+        if self.capacity <= 0 or size > min(MAX_ENTRY, self.capacity):
             return
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:
-                self.size -= len(old[2])
+                self.size -= _weight(key, old[2])
             self._entries[key] = (generation, headers, body)
-            self.size += len(body)
+            self.size += size
             while self.size > self.capacity:
-                _, evicted = self._entries.popitem(last=False)
-                self.size -= len(evicted[2])
+                evicted_key, evicted = self._entries.popitem(last=False)
+                self.size -= _weight(evicted_key, evicted[2])
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
             self.size = 0
+
+
+def _weight(key: Key, body: bytes) -> int:
+    """What an entry costs: its body, its key's text (the query or query string) and some overhead."""
+    return len(body) + len(key[0]) + 256

@@ -144,10 +144,16 @@ def blank_opaque(text: str) -> str:
     return _blank_opaque(text)
 
 
-@functools.lru_cache(maxsize=4096)
+CACHED_TEXT = 16 * 1024  # longer texts are parsed every time: the cache holds at most 4,096 x 16 KiB
+
+
 def analyse(text: str, update: bool = False) -> Analysis:
     """Parse a query (or an update) with rdflib's SPARQL grammar and report what it asks for. Cached by
-    text: a distinct text is parsed once."""
+    text (up to CACHED_TEXT characters): a distinct text is parsed once."""
+    return _analyse_cached(text, update) if len(text) <= CACHED_TEXT else _analyse(text, update)
+
+
+def _analyse(text: str, update: bool) -> Analysis:
     lowered = text.lower()
     if not update and not _may_contain(lowered, "service"):
         return Analysis(parsed=True)
@@ -251,6 +257,9 @@ def is_lookup(text: str) -> bool:
         else:
             kinds.append(kind)  # type: ignore[arg-type]
     return _lookup_shape(tuple(kinds))
+
+
+_analyse_cached = functools.lru_cache(maxsize=4096)(_analyse)
 
 
 def uses_service(text: str) -> bool:
