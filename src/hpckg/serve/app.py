@@ -171,6 +171,9 @@ class RateLimiter:
                 self._running.pop(client, None)
             spent = max(now - started, seconds or 0.0)
             self._buckets[client] = (self._level(client, now) - spent, now)
+            if len(self._buckets) > 10_000:  # forget clients whose budget has refilled: a full bucket
+                self._buckets = {c: (level, then) for c, (level, then) in self._buckets.items()
+                                 if level + (now - then) * self.capacity / 60 < self.capacity or c in self._running}
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until the client may query again, or None when it may query now."""
@@ -180,13 +183,6 @@ class RateLimiter:
         with self._lock:
             level = self._level(client, now)
         return None if level > 0 else max(1, math.ceil(-level * 60 / self.capacity))
-
-    def charge(self, client: str, seconds: float) -> None:
-        if self.capacity <= 0:
-            return
-        now = time.monotonic()
-        with self._lock:
-            self._buckets[client] = (self._level(client, now) - seconds, now)
 
 
 class Service:
