@@ -155,13 +155,21 @@ def test_malformed_query_is_400_with_the_parsers_position(web):
     (b"update=INSERT+DATA+%7B%3Chttp%3A%2F%2Fa%3E+%3Chttp%3A%2F%2Fb%3E+%3Chttp%3A%2F%2Fc%3E%7D",
      "application/x-www-form-urlencoded"),
     (b"INSERT DATA { <http://a> <http://b> <http://c> }", "application/sparql-update"),
-    (b"DROP ALL", "application/sparql-query"),
 ])
 def test_update_is_refused_403(web, body, media):
     response = web.post(urls.sparql(), content=body, headers={"Content-Type": media})
     error = response.json()["error"]
     assert response.status_code == 403 and error["code"] == "read-only" and "read-only" in error["message"]
     assert ask(web, "ASK { <http://a> <http://b> <http://c> }") is False
+
+
+@pytest.mark.parametrize("body,media", [
+    (b"DROP ALL", "application/sparql-query"),
+    (b"query=INSERT+DATA+%7B%3Chttp%3A%2F%2Fa%3E+%3Chttp%3A%2F%2Fb%3E+%3Chttp%3A%2F%2Fc%3E%7D", FORM["Content-Type"]),
+])
+def test_an_update_sent_as_a_query_is_a_query_syntax_error(web, body, media):
+    response = web.post(urls.sparql(), content=body, headers={"Content-Type": media})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "query-syntax"
 
 
 @pytest.mark.parametrize("query", [
@@ -261,19 +269,28 @@ def test_the_server_uses_no_private_attributes_of_the_standard_library():
 
 
 def test_a_repeated_query_is_answered_from_the_cache_and_a_volatile_one_never(web):
-    cache = web.app.state.service.cache
+    service = web.app.state.service
+
+    def hits() -> int:  # answers from the answer cache, or whole responses from the response cache
+        return service.cache.hits + service.responses.hits
+
     query = urls.sparql(f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # cache test")
-    hits = cache.hits
+    before = hits()
     first, again = web.get(query, headers=JSON_RESULTS), web.get(query, headers=JSON_RESULTS)
     assert first.status_code == again.status_code == 200 and first.content == again.content
-    assert cache.hits == hits + 1
+    assert first.headers == again.headers or dict(first.headers, date="") == dict(again.headers, date="")
+    assert hits() == before + 1
     assert web.get(query, headers={"Accept": "text/csv"}).headers["Content-Type"].startswith("text/csv")
-    assert cache.hits == hits + 1  # another format is another answer
+    assert hits() == before + 1  # another format is another answer
     for volatile in ("SELECT (NOW() AS ?t) WHERE {}", "SELECT (rand() AS ?r) WHERE {}",
                      "SELECT (STRUUID() AS ?u) WHERE {}", "SELECT (BNODE() AS ?b) WHERE {}"):
         for _ in range(2):
             assert web.get(urls.sparql(volatile), headers=JSON_RESULTS).status_code == 200
-    assert cache.hits == hits + 1
+    assert hits() == before + 1
+    # The same query by POST, or from a browser origin, takes the full path and its answer cache.
+    posted = web.post(urls.sparql(), content=f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # cache test",
+                      headers={"Content-Type": "application/sparql-query", **JSON_RESULTS})
+    assert posted.content == first.content and service.cache.hits >= 1
 
 
 @pytest.mark.parametrize("query,expected", [
@@ -327,3 +344,67 @@ def test_coalescing_transport_joins_head_and_body_and_flushes_a_lone_write_and_o
         return received
 
     assert asyncio.run(exchange()) == [b"HEAD\r\n\r\nbody", b"lone head", b"last"]
+
+
+@pytest.mark.parametrize("query,expected", [
+    (f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # 12", True),
+    (f"ASK {{ <{KALOS}> a hpc:System }}", True),
+    ("SELECT ?p ?o WHERE { <a:b> ?p ?o } LIMIT 10", True),
+    ('SELECT ?o { <a:b> <c:d> "x"@en . }', True),
+    ("SELECT * WHERE { <a:b> ?p ?o }", False),  # only named variables
+    ("SELECT ?s WHERE { ?s ?p ?o }", False),  # the subject must be an IRI
+    ("SELECT ?o { <a:b> <c:d> ?o . SERVICE <http://127.0.0.1:1/> { ?a ?b ?c } }", False),
+    ("SELECT ?o { <a:b> <c:d> ?o } #x\rSERVICE <http://127.0.0.1:1/> { }", False),  # CR ends a comment
+    ("SELECT ?o { <a:b> <c:d>/<e:f> ?o }", False),
+    ("SELECT ?o { <a:b> <c:d> ?o FILTER(?o) }", False),
+    ('SELECT ?o { <a:b> <c:d> "x\\" } SERVICE" }', False),
+    ("SELECT ?o { <a:b> <c:d> ?o } LIMIT 5 OFFSET 3", False),
+    ("SELECT ?o { <a:b> <c:d> ?o . <e:f> <g:h> ?p }", False),
+    ("SELECT DISTINCT ?p { <a:b> ?p ?o }", False),  # would read the whole range before a row
+])
+def test_lookups_answered_in_process_are_known_from_their_whole_form(query, expected):
+    from hpckg.serve.sparql import is_lookup
+
+    assert is_lookup(query) is expected
+
+
+def test_a_lookup_is_answered_without_a_worker_and_as_a_worker_would(web):
+    from hpckg.serve.workers import run_job
+
+    service = web.app.state.service
+    query = f"SELECT ?l WHERE {{ <{KALOS}> rdfs:label ?l }} # in-process"
+    answer = service.lookup("test", Job(query), None)
+    assert answer is not None and answer.status == 200
+    import pyoxigraph as ox
+
+    assert answer.body == run_job(ox.Store.read_only(str(serve_store())), Job(query)).body
+    assert web.get(urls.sparql(query), headers=JSON_RESULTS).content == answer.body
+
+
+def test_lookups_answered_before_the_framework_keep_rate_limits_and_cors():
+    lookup = urls.sparql(f"ASK {{ <{KALOS}> a hpc:System }}")
+    with in_process(serve_store(), workers=1, rate_limit=0.0001) as http:
+        assert http.get(lookup, headers=JSON_RESULTS).json()["boolean"] is True
+        http.get(urls.sparql("SELECT * WHERE { ?s ?p ?o } LIMIT 50"))  # spends the tiny budget
+        limited = http.get(lookup, headers=JSON_RESULTS)  # repeated (cached) or not, it is refused
+        assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate-limited"
+    with in_process(serve_store(), workers=1, rate_limit=0) as http:
+        for _ in range(2):
+            cors = http.get(lookup, headers={**JSON_RESULTS, "Origin": "https://example.org"})
+            assert cors.status_code == 200 and cors.headers["Access-Control-Allow-Origin"] == "*"
+        plain = [http.get(lookup, headers=JSON_RESULTS) for _ in range(2)]
+        assert plain[0].headers["Vary"] == plain[1].headers["Vary"] == "Accept, Origin"
+        assert plain[0].content == plain[1].content == cors.content
+
+
+def test_the_caches_count_long_query_texts_against_their_capacity():
+    from hpckg.serve.cache import AnswerCache, ResponseCache
+    from hpckg.serve.workers import Answer
+
+    answers, responses = AnswerCache(1 << 20), ResponseCache(1 << 20)
+    for n in range(100):  # 100 KiB texts with 10-byte answers: the texts are what fills memory
+        text = f"ASK {{}} # {n} " + "x" * 100_000
+        answers.put(AnswerCache.key(Job(text), 0), Answer(b"0123456789", "application/json"))
+        responses.put((text.encode(), b"", b""), 0, [], b"0123456789")
+    for cache in (answers, responses):
+        assert cache.size <= 1 << 20 and len(cache._entries) <= 11  # noqa: SLF001

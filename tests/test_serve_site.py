@@ -222,8 +222,8 @@ def test_serve_help_documents_every_option_and_an_example():
 
     out = run_hpckg("serve", "--help").stdout.decode()
     for option in ("--store", "--host", "--port", "--timeout", "--max-results", "--allow-update-token",
-                   "--allow-service", "--workers", "--rate-limit", "--answer-cache", "--base-iri", "--verbose",
-                   "--log-level"):
+                   "--allow-service", "--workers", "--rate-limit", "--answer-cache", "--query-memory",
+                   "--trusted-proxy", "--slow-slots", "--base-iri", "--verbose", "--log-level"):
         assert option in out
     assert "examples:" in out and "hpckg serve" in out
 

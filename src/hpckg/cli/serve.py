@@ -24,8 +24,9 @@ examples:
 
 Queries run in --workers processes, each under --timeout seconds (a slow query's worker is killed and
 replaced, so other clients keep being answered) and --max-results rows or triples (more is refused with
-HTTP 400 result-limit: add a LIMIT). The endpoint is read-only and makes no outbound requests unless
---allow-update-token and --allow-service say otherwise.
+HTTP 400 result-limit: add a LIMIT) and --query-memory megabytes. The endpoint is read-only and makes no
+outbound requests unless --allow-update-token and --allow-service say otherwise: SERVICE and LOAD are
+refused from a parse of the query, and the query workers run without network.
 """
 
 
@@ -49,11 +50,20 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="allow federated SERVICE clauses (outbound requests; off by default)")
     parser.add_argument("--workers", type=int, default=max(2, min(4, os.cpu_count() or 2)), metavar="N",
                         help="query worker processes (default: CPUs, 2 to 4)")
+    parser.add_argument("--slow-slots", type=int, default=None, metavar="N",
+                        help="queries that may run past half a second at once (default: half the workers, at "
+                             "least 1); the other workers stay free for quick queries")
     parser.add_argument("--rate-limit", type=float, default=60.0, metavar="SECONDS_PER_MINUTE",
                         help="query time each client may use per minute, else HTTP 429 (default 60; 0 = off)")
     parser.add_argument("--answer-cache", type=float, default=64, metavar="MB",
                         help="memory for answers to repeated queries, reused until the data changes "
                              "(default 64; 0 = off)")
+    parser.add_argument("--query-memory", type=int, default=2048, metavar="MB",
+                        help="address space of each query worker; a query that needs more is stopped with "
+                             "HTTP 503 memory-limit (default 2048; 0 = unbounded)")
+    parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                        help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For names the "
+                             "client for rate limiting (default: none; the peer address is the client)")
     parser.add_argument("--base-iri", default=BASE, metavar="IRI",
                         help=f"the IRI base of the entities served under /id/ (default {BASE})")
     parser.add_argument("--verbose", action="store_true",
@@ -122,12 +132,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
+    if args.slow_slots is not None and not 1 <= args.slow_slots <= args.workers:
+        raise InputError("--slow-slots must be between 1 and --workers")
     if args.timeout <= 0:
         raise InputError("--timeout must be a positive number of seconds")
     if args.max_results < 1:
         raise InputError("--max-results must be at least 1")
     if args.answer_cache < 0:
         raise InputError("--answer-cache must be 0 (off) or a number of megabytes")
+    if args.query_memory < 0:
+        raise InputError("--query-memory must be 0 (unbounded) or a number of megabytes")
+    import ipaddress
+
+    for proxy in args.trusted_proxy:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise InputError(f"--trusted-proxy {proxy!r} is not an IP address or network") from None
     if not args.base_iri.endswith(("/", "#")):
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     from hpckg.store import require_built
@@ -139,7 +160,9 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,
                         update_token=args.allow_update_token, allow_service=args.allow_service,
                         workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
-                        cache_bytes=int(args.answer_cache * (1 << 20)))
+                        cache_bytes=int(args.answer_cache * (1 << 20)), query_memory_mb=args.query_memory,
+                        slow_slots=args.slow_slots,
+                        trusted_proxies=tuple(args.trusted_proxy))
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

@@ -15,9 +15,12 @@ or as an HTML page when the client is a browser.
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import hashlib
 import hmac
 import html
+import ipaddress
 import json
 import logging
 import math
@@ -25,12 +28,14 @@ import re
 import threading
 import time
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio.to_thread
+import pyoxigraph as ox
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
@@ -48,25 +53,49 @@ from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.serve import urls
-from hpckg.serve.cache import AnswerCache
+from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
+    MAX_NESTING,
     QueryRequest,
     accepted,
+    analyse,
+    blank_opaque,
     deterministic,
-    is_update,
+    is_lookup,
+    needs_parse,
     negotiate,
+    nesting,
     serialize_triples,
-    uses_service,
     wants_html,
 )
 from hpckg.serve.views import Html, Views, json_dumps
 from hpckg.serve.void import service_description, statistics, void_description
-from hpckg.serve.workers import Job, PoolBusy, QueryTimeout, WorkerFailed, WorkerPool
+from hpckg.serve.workers import (
+    Answer,
+    Job,
+    MemoryLimit,
+    PoolBusy,
+    QueryTimeout,
+    SlowLaneFull,
+    WorkerFailed,
+    WorkerPool,
+    reopen,
+    run_job,
+)
 from hpckg.store import Store, current_generation
 
 logger = logging.getLogger(__name__)
 
+INTERNAL = "internal error; the server's log has the details"  # no exception text goes to clients
+# Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
+# characters) names nothing here, and must not reach a query.
+SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
+STRIKE_SECONDS = 600.0
+SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
+SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
+BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive
 MAX_BODY = 1 << 20  # 1 MiB of query text is plenty
 # Threads for blocking work. A request waiting for a free query worker holds one for up to --timeout
 # seconds, so there must be more threads than clients that can wait at once, or page requests queue
@@ -102,6 +131,9 @@ class Settings:
     rate_limit: float = 60.0  # seconds of query time per client per minute; 0 turns the limit off
     base_iri: str = BASE
     cache_bytes: int = 64 << 20  # answers kept for repeated queries (see cache.py); 0 turns the cache off
+    query_memory_mb: int = 2048  # address space of one query worker (RLIMIT_AS); 0 turns the bound off
+    trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For names the client
+    slow_slots: int | None = None  # queries that may run past the quick budget at once (default workers // 2)
 
 
 class RateLimiter:
@@ -110,11 +142,38 @@ class RateLimiter:
     def __init__(self, seconds_per_minute: float):
         self.capacity = seconds_per_minute
         self._buckets: dict[str, tuple[float, float]] = {}
+        self._running: dict[str, list[float]] = {}  # start times of each client's queries still running
         self._lock = threading.Lock()
 
     def _level(self, client: str, now: float) -> float:
         level, then = self._buckets.get(client, (self.capacity, now))
-        return min(self.capacity, level + (now - then) * self.capacity / 60)
+        level = min(self.capacity, level + (now - then) * self.capacity / 60)
+        # Queries still running are charged as they run: a burst of slow queries is stopped early.
+        return level - sum(now - started for started in self._running.get(client, ()))
+
+    def start(self, client: str) -> float:
+        now = time.monotonic()
+        if self.capacity > 0:
+            with self._lock:
+                self._running.setdefault(client, []).append(now)
+        return now
+
+    def finish(self, client: str, started: float, seconds: float | None = None) -> None:
+        """A query that started at `started` ended: charge its time (or `seconds`, when more)."""
+        if self.capacity <= 0:
+            return
+        now = time.monotonic()
+        with self._lock:
+            running = self._running.get(client, [])
+            if started in running:
+                running.remove(started)
+            if not running:
+                self._running.pop(client, None)
+            spent = max(now - started, seconds or 0.0)
+            self._buckets[client] = (self._level(client, now) - spent, now)
+            if len(self._buckets) > 10_000:  # forget clients whose budget has refilled: a full bucket
+                self._buckets = {c: (level, then) for c, (level, then) in self._buckets.items()
+                                 if level + (now - then) * self.capacity / 60 < self.capacity or c in self._running}
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until the client may query again, or None when it may query now."""
@@ -124,13 +183,6 @@ class RateLimiter:
         with self._lock:
             level = self._level(client, now)
         return None if level > 0 else max(1, math.ceil(-level * 60 / self.capacity))
-
-    def charge(self, client: str, seconds: float) -> None:
-        if self.capacity <= 0:
-            return
-        now = time.monotonic()
-        with self._lock:
-            self._buckets[client] = (self._level(client, now) - seconds, now)
 
 
 class Service:
@@ -145,7 +197,8 @@ class Service:
         self._switch_lock = threading.Lock()
         try:
             self.views = Views(self.store, settings.base_iri)
-            self.pool = WorkerPool(self.generation_path, size=settings.workers)
+            self.pool = WorkerPool(self.generation_path, size=settings.workers, slow_slots=settings.slow_slots,
+                                   allow_network=settings.allow_service, memory_mb=settings.query_memory_mb)
             self.stats = statistics(self.store)
         except BaseException:
             if hasattr(self, "pool"):
@@ -153,9 +206,74 @@ class Service:
             self._close_store()
             raise
         self.limiter = RateLimiter(settings.rate_limit)
+        self.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
         self.cache = AnswerCache(settings.cache_bytes)
+        self.responses = ResponseCache(min(settings.cache_bytes, 16 << 20))
         self.update_lock = threading.Lock()
         self._closed = False
+        # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
+        self._slow_texts: OrderedDict[bytes, None] = OrderedDict()  # SHA-256 of the texts
+        self._slow_clients: dict[str, float] = {}
+        self._slow_lock = threading.Lock()
+        self._strikes: dict[str, list[float]] = {}  # when each client's queries lost a worker
+        self._lookup_store: tuple[int, ox.Store] | None = None  # (generation, read-only handle) for lookups
+        self._lookup_lock = threading.Lock()
+
+    def lookup(self, client: str, job: Job, key, *, known: bool = False) -> Answer | None:
+        """Answer a lookup (sparql.is_lookup: one triple pattern with an IRI subject, known from its form to
+        be one index range, with no SERVICE) in this process, without the worker round trip; None when the
+        query is no lookup. `known`: the caller has found it is one."""
+        if not known and not is_lookup(job.query):
+            return None
+        generation = self.pool.generation
+        handle = self._lookup_store
+        if handle is None or handle[0] != generation:
+            with self._lookup_lock:
+                handle = self._lookup_store
+                if handle is None or handle[0] != generation:
+                    handle = self._lookup_store = (generation, reopen(self.pool.store_path))
+        job.generation = generation
+        started = self.limiter.start(client)
+        try:
+            answer = run_job(handle[1], job)
+        finally:
+            self.limiter.finish(client, started)
+        return self.checked(answer, key)
+
+    def strike(self, client: str) -> None:
+        with self._slow_lock:
+            self._strikes.setdefault(client, []).append(time.monotonic())
+
+    def struck_out(self, client: str) -> int | None:
+        """Seconds until a client that lost STRIKES workers lately may query again, else None."""
+        with self._slow_lock:
+            now = time.monotonic()
+            recent = [t for t in self._strikes.get(client, ()) if t > now - STRIKE_SECONDS]
+            if recent:
+                self._strikes[client] = recent
+            else:
+                self._strikes.pop(client, None)
+            return math.ceil(recent[0] + STRIKE_SECONDS - now) if len(recent) >= STRIKES else None
+
+    def known_slow(self, client: str, query: str) -> bool:
+        digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()
+        with self._slow_lock:
+            until = self._slow_clients.get(client)
+            if until is not None and until < time.monotonic():
+                del self._slow_clients[client]
+                until = None
+            return until is not None or digest in self._slow_texts
+
+    def ran_slowly(self, client: str, query: str) -> None:
+        digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()  # texts may be 1 MiB each
+        with self._slow_lock:
+            self._slow_texts[digest] = None
+            self._slow_texts.move_to_end(digest)
+            while len(self._slow_texts) > SLOW_TEXTS:
+                self._slow_texts.popitem(last=False)
+            self._slow_clients[client] = time.monotonic() + SLOW_CLIENT_SECONDS
+            if len(self._slow_clients) > SLOW_TEXTS:
+                self._slow_clients.pop(next(iter(self._slow_clients)))
 
     def _open(self, generation: Path) -> Store:
         return Store(generation, read_only=self.settings.update_token is None)
@@ -202,17 +320,31 @@ class Service:
             pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
     def check(self, client: str, query: str) -> None:
-        """Refuse a query before it runs: rate limit, then SERVICE."""
+        """Refuse a query before it runs: rate limit, nesting, then SERVICE (from a parse of the query)."""
         retry = self.limiter.retry_after(client)
         if retry is not None:
             raise HttpError(429, "rate-limited",
                             f"this client used its {self.settings.rate_limit:g} s of query time per minute; "
                             f"retry in {retry} s", headers={"Retry-After": str(retry)})
-        if not self.settings.allow_service and uses_service(query):
-            raise HttpError(403, "service-refused",
-                            "federated queries (SERVICE) are disabled on this server, which makes no outbound "
-                            "requests; run the query against the remote endpoint, or start hpckg serve with "
-                            "--allow-service")
+        retry = self.struck_out(client)
+        if retry is not None:
+            raise HttpError(429, "workers-lost",
+                            f"this client's queries stopped {STRIKES} query workers (crash or memory limit) in the "
+                            f"last {STRIKE_SECONDS / 60:g} minutes; retry in {retry} s",
+                            headers={"Retry-After": str(retry)})
+        if nesting(query) > MAX_NESTING:
+            raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
+                                               "this server refuses such queries before parsing them")
+        if not self.settings.allow_service:
+            analysis = analyse(query)
+            if not analysis.parsed:
+                raise HttpError(400, "query-syntax", "the query could not be parsed to check it for SERVICE "
+                                                     f"clauses: {analysis.error}")
+            if analysis.service:
+                raise HttpError(403, "service-refused",
+                                "federated queries (SERVICE) are disabled on this server, which makes no "
+                                "outbound requests; run the query against the remote endpoint, or start hpckg "
+                                "serve with --allow-service")
 
     def run(self, client: str, job: Job):
         """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
@@ -221,21 +353,33 @@ class Service:
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
-        started = time.monotonic()
+        if (answer := self.lookup(client, job, key)) is not None:
+            return answer
+        started = self.limiter.start(client)
         with self.answering(client, job, started):
-            answer = self.pool.run(job, timeout=self.settings.timeout)
+            answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
+        if answer.slow:
+            self.ran_slowly(client, job.query)
         return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
         """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
-        self.check(client, job.query)
+        if not self.settings.allow_service and needs_parse(job.query):
+            await run_in_threadpool(self.check, client, job.query)  # a parse may take tens of ms: off the loop
+        else:
+            self.check(client, job.query)
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
             return cached
-        started = time.monotonic()
+        if (answer := self.lookup(client, job, key)) is not None:
+            return answer  # a few tens of microseconds: answered on the loop
+        started = self.limiter.start(client)
         with self.answering(client, job, started):
-            answer = await self.pool.run_async(job, timeout=self.settings.timeout)
+            answer = await self.pool.run_async(job, timeout=self.settings.timeout,
+                                               slow=self.known_slow(client, job.query))
+        if answer.slow:
+            self.ran_slowly(client, job.query)
         return self.checked(answer, key)
 
     def cache_key(self, job: Job):
@@ -244,6 +388,8 @@ class Service:
         data at least that new."""
         if self.cache.capacity <= 0 or not deterministic(job.query):
             return None
+        if self.settings.allow_service and needs_parse(job.query):
+            return None  # it may call SERVICE, whose answers may change (refused outright without the flag)
         return AnswerCache.key(job, self.pool.generation)
 
     @contextmanager
@@ -253,14 +399,24 @@ class Service:
             yield
         except QueryTimeout as error:
             logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
+            self.ran_slowly(client, job.query)
             raise HttpError(503, "timeout", str(error), headers={"Retry-After": "1"}) from None
+        except SlowLaneFull as error:
+            self.ran_slowly(client, job.query)
+            raise HttpError(503, "slow-lane-full", str(error), headers={"Retry-After": "5"}) from None
         except PoolBusy as error:
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
+        except MemoryLimit as error:
+            logger.warning("query from %s stopped at the memory limit: %.200s", client, job.query)
+            self.ran_slowly(client, job.query)
+            self.strike(client)
+            raise HttpError(503, "memory-limit", str(error)) from None
         except WorkerFailed as error:
             logger.error("query worker failed: %s", error)
+            self.strike(client)  # a client that keeps crashing workers is stopped
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
-            self.limiter.charge(client, time.monotonic() - started)
+            self.limiter.finish(client, started)
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
@@ -270,29 +426,73 @@ class Service:
             self.cache.put(key, answer)
         return answer
 
-    def update(self, request: QueryRequest, authorization: str | None) -> None:
+    def update(self, request: QueryRequest, authorization: str | None, base_iri: str | None = None) -> None:
+        """Apply an update (blocking): the token, then what a parse of the update says, then the store."""
         token = self.settings.update_token
         if token is None:
             raise HttpError(403, "read-only",
                             "this SPARQL endpoint is read-only: SPARQL Update is refused. Edit the Turtle "
                             "under data/ttl and run `hpckg build`, or start hpckg serve with "
                             "--allow-update-token TOKEN and send Authorization: Bearer TOKEN")
-        given = (authorization or "").removeprefix("Bearer ").strip()
-        if not authorization or not hmac.compare_digest(given.encode(), token.encode()):
+        scheme, _, given = (authorization or "").strip().partition(" ")
+        # Both sides hashed first: compare_digest then compares equal lengths, in constant time.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                hashlib.sha256(given.strip().encode()).digest(), hashlib.sha256(token.encode()).digest()):
             raise HttpError(403, "update-forbidden",
                             "SPARQL Update needs the header Authorization: Bearer <the server's update token>")
-        if uses_service(request.update or ""):
-            raise HttpError(403, "service-refused", "SERVICE is not allowed in updates")
+        text = request.update or ""
+        if nesting(text) > MAX_NESTING:
+            raise HttpError(400, "too-nested", f"the update nests brackets more than {MAX_NESTING} deep")
+        analysis = analyse(text, update=True)
+        if not analysis.parsed:  # updates run in this process, which has network: only what a parse vouches for
+            raise HttpError(400, "update-syntax", f"SPARQL syntax error: {analysis.error}")
+        if (analysis.service or analysis.load) and not self.settings.allow_service:
+            raise HttpError(403, "service-refused",
+                            "LOAD and SERVICE make outbound requests, which this server refuses; start hpckg "
+                            "serve with --allow-service to allow them")
+        if request.using_graphs or request.using_named_graphs:
+            if analysis.dataset_clause:
+                raise HttpError(400, "dataset-conflict",
+                                "using-graph-uri or using-named-graph-uri may not be combined with an update "
+                                "that has USING, USING NAMED or WITH")
+            text = with_using(text, request.using_graphs, request.using_named_graphs)
+        if base_iri:
+            text = f"BASE <{base_iri}> {text}"  # on the first line: error positions stay right but for columns
         with self.update_lock:
             try:
-                self.store.update(request.update or "")
+                self.store.update(text)
                 self.store.flush()
             except HpckgError as error:
                 raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
             self.pool.generation += 1
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
+            self.responses.clear()
             self.stats = statistics(self.store)
         logger.info("applied an update; the query workers reopen the store")
+
+
+_WHERE = re.compile(r"(?<![\w:?$.\-])(DELETE\s+)?WHERE(?![\w:\-])", re.IGNORECASE)
+
+
+def with_using(text: str, default: list[str], named: list[str]) -> str:
+    """An update with USING/USING NAMED clauses for the protocol's using-graph-uri and using-named-graph-uri
+    before the WHERE of each DELETE/INSERT operation (the only operations that take them). The parse has
+    already said the update has no USING or WITH of its own; WHERE is found as a keyword token outside
+    strings, IRIs, comments and brackets (a subquery's WHERE is inside braces)."""
+    clauses = "".join(f"USING <{g}> " for g in default) + "".join(f"USING NAMED <{g}> " for g in named)
+    blanked = blank_opaque(text)
+    depth, inserts = 0, []
+    for match in re.finditer(r"[{}()\[\]]|" + _WHERE.pattern, blanked, re.IGNORECASE):
+        token = match.group(0)
+        if token in "{([":
+            depth += 1
+        elif token in "})]":
+            depth = max(0, depth - 1)
+        elif depth == 0 and not match.group(1):  # DELETE WHERE takes no USING
+            inserts.append(match.start())
+    for at in reversed(inserts):
+        text = text[:at] + clauses + text[at:]
+    return text
 
 
 def position(message: str) -> dict:
@@ -344,7 +544,29 @@ def first(params: QueryParams, name: str) -> str | None:
 
 
 def client_of(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client a request is charged to: the peer address, or, when the peer is a trusted reverse proxy,
+    the last address in X-Forwarded-For that is not a trusted proxy itself."""
+    peer = request.client.host if request.client else "unknown"
+    trusted = request.app.state.trusted if hasattr(request.app.state, "trusted") else ()
+    return forwarded_client(peer, request.headers.getlist("x-forwarded-for"), trusted)
+
+
+def forwarded_client(peer: str, forwarded: list[str], trusted) -> str:
+    if not trusted or not _trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for value in forwarded for hop in value.split(",")]
+    for hop in reversed(hops):
+        if hop and not _trusted(hop, trusted):
+            return hop
+    return peer
+
+
+def _trusted(address: str, networks) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
 
 
 def guarded(endpoint: Callable) -> Callable:
@@ -357,9 +579,9 @@ def guarded(endpoint: Callable) -> Callable:
             return endpoint(routes, request)
         except HttpError:
             raise
-        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+        except Exception:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
             logger.exception("internal error answering %s %s", request.method, request.url.path)
-            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+            raise HttpError(500, "internal", INTERNAL) from None
 
     return wrapper
 
@@ -390,7 +612,11 @@ class Routes:
         service = self.service
         try:
             if query_request.update is not None:
-                await run_in_threadpool(service.update, query_request, headers.get("authorization"))
+                if request.method != "POST":
+                    raise HttpError(405, "update-needs-post", "SPARQL Update is only accepted by POST",
+                                    headers={"Allow": "POST"})
+                await run_in_threadpool(service.update, query_request, headers.get("authorization"),
+                                        absolute(headers, urls.SPARQL))
                 return respond(204 if not wants_html(accept) else 200, b"", "text/plain")
             if update_only:
                 raise HttpError(400, "missing-update", "POST an update as application/sparql-update or update=")
@@ -412,14 +638,18 @@ class Routes:
                 return await run_in_threadpool(self.editor_response, client_of(request), query)
             results, rdf = negotiate(accept, fmt)
             job = Job(query, results.name, rdf.name, tuple(query_request.default_graphs),
-                      tuple(query_request.named_graphs))
+                      tuple(query_request.named_graphs), base_iri=absolute(headers, urls.SPARQL))
             answer = await service.run_async(client_of(request), job)
-            return respond(200, answer.body, answer.media_type)
+            response = respond(200, answer.body, answer.media_type)
+            if request.method == "GET" and "origin" not in headers and service.cache_key(job) is not None:
+                service.responses.put(FastAnswers.key(request.scope), service.pool.generation,
+                                      cached_headers(response), answer.body)
+            return response
         except HttpError:
             raise
-        except Exception as error:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
+        except Exception:  # noqa: BLE001 - answer in the error shape instead of a dropped socket
             logger.exception("internal error answering %s %s", request.method, request.url.path)
-            raise HttpError(500, "internal", f"internal error: {error!r}") from None
+            raise HttpError(500, "internal", INTERNAL) from None
 
     def editor_response(self, client: str, query: str) -> Response:
         results, status = "", 200
@@ -514,6 +744,8 @@ class Routes:
             raise HttpError(404, "unknown-kind", f"no entity kind {kind!r}; kinds: {', '.join(ENTITY_KINDS)}")
         service = self.service
         iri = f"{service.settings.base_iri}id/{kind}/{slug}"
+        if not SLUG.fullmatch(slug):
+            raise HttpError(404, "unknown-entity", f"nothing is known about {iri!r}: not a slug of this server")
         accept = request.headers.get("accept", "")
         if route == "page" or (not ext and wants_html(accept)):
             if route == "id":
@@ -547,9 +779,12 @@ class Routes:
 async def read_request(request: Request) -> QueryRequest:
     """The operation and dataset of a SPARQL protocol request, from the URL and (for POST) the body."""
     params = request.query_params
-    query_request = QueryRequest(query=first(params, "query"), update=first(params, "update"),
+    query_request = QueryRequest(query=single(params.getlist("query"), "query"),
+                                 update=single(params.getlist("update"), "update"),
                                  default_graphs=params.getlist("default-graph-uri"),
-                                 named_graphs=params.getlist("named-graph-uri"))
+                                 named_graphs=params.getlist("named-graph-uri"),
+                                 using_graphs=params.getlist("using-graph-uri"),
+                                 using_named_graphs=params.getlist("using-named-graph-uri"))
     if request.method == "POST":
         media = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
         if media not in ("application/sparql-query", "application/sparql-update",
@@ -557,22 +792,48 @@ async def read_request(request: Request) -> QueryRequest:
             raise HttpError(415, "unsupported-media-type",
                             f"POST a query as application/sparql-query or application/x-www-form-urlencoded,"
                             f" not {media or 'no Content-Type'}")
-        body = (await read_body(request)).decode("utf-8", "replace")
+        charset = re.search(r";\s*charset\s*=\s*\"?([\w.:-]+)", request.headers.get("content-type") or "",
+                            re.IGNORECASE)
+        if charset and charset.group(1).lower() not in ("utf-8", "utf8"):
+            raise HttpError(415, "unsupported-charset", f"send the body in UTF-8, not {charset.group(1)}")
+        raw = await read_body(request)
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise HttpError(400, "not-utf8", f"the request body is not UTF-8 (byte {error.start}); SPARQL "
+                                             "requests are UTF-8") from None
         if media == "application/sparql-query":
+            if query_request.query is not None or query_request.update is not None:
+                raise HttpError(400, "query-twice", "a POSTed query may not have query or update in the URL too")
             query_request.query = body
         elif media == "application/sparql-update":
+            if query_request.query is not None or query_request.update is not None:
+                raise HttpError(400, "update-twice", "a POSTed update may not have query or update in the URL too")
             query_request.update = body
         else:
-            form = urllib.parse.parse_qs(body, keep_blank_values=True)
-            query_request.query = form.get("query", [query_request.query])[0]
-            query_request.update = form.get("update", [query_request.update])[0]
-            query_request.default_graphs += form.get("using-graph-uri", []) + form.get("default-graph-uri", [])
-            query_request.named_graphs += form.get("using-named-graph-uri", []) + form.get("named-graph-uri", [])
-    if query_request.query and query_request.update:
+            try:
+                form = urllib.parse.parse_qs(body, keep_blank_values=True, errors="strict")
+            except UnicodeDecodeError:
+                raise HttpError(400, "not-utf8", "the form's percent-encoded values are not UTF-8") from None
+            for name in ("query", "update"):
+                values = form.get(name, [])
+                current = getattr(query_request, name)
+                if values:
+                    setattr(query_request, name, single(values + ([current] if current is not None else []), name))
+            query_request.default_graphs += form.get("default-graph-uri", [])
+            query_request.named_graphs += form.get("named-graph-uri", [])
+            query_request.using_graphs += form.get("using-graph-uri", [])
+            query_request.using_named_graphs += form.get("using-named-graph-uri", [])
+    if query_request.query is not None and query_request.update is not None:
         raise HttpError(400, "query-and-update", "send either query or update, not both")
-    if query_request.query is not None and is_update(query_request.query):
-        query_request.update, query_request.query = query_request.query, None
     return query_request
+
+
+def single(values: list[str], name: str) -> str | None:
+    """The one value of a protocol parameter; more than one is a client error (the protocol allows one)."""
+    if len(values) > 1:
+        raise HttpError(400, f"multiple-{name}", f"send one {name} per request, not {len(values)}")
+    return values[0] if values else None
 
 
 async def read_body(request: Request) -> bytes:
@@ -586,11 +847,16 @@ async def read_body(request: Request) -> bytes:
         if int(length) > MAX_BODY:
             raise too_large
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise too_large
+                chunks.append(chunk)
+    except TimeoutError:
+        raise HttpError(408, "body-timeout", f"the request body did not arrive within {BODY_TIMEOUT:g} s",
+                        headers={"Connection": "close"}) from None
     return b"".join(chunks)
 
 
@@ -599,6 +865,105 @@ def absolute(headers: Headers, path: str) -> str:
 
 
 # ---- middleware and the application ------------------------------------------------------------------
+
+class FastAnswers:
+    """Answer a repeated GET /sparql from the ResponseCache before Starlette runs: the same query string,
+    Accept and Host at the same store generation get the same bytes. The client's rate limit and strikes are
+    still checked (a refused client falls through to the full path, which answers 429); requests with an
+    Origin header (CORS) or another HTTP version take the full path."""
+
+    def __init__(self, app, service: Service):
+        self.app = app
+        self.service = service
+
+    @staticmethod
+    def key(scope: Scope) -> tuple:
+        accept = host = b""
+        for name, value in scope["headers"]:
+            if name == b"accept":
+                accept = value
+            elif name == b"host":
+                host = value
+        return scope["query_string"], accept, host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == urls.SPARQL
+                and scope.get("http_version") in ("1.0", "1.1")):
+            service = self.service
+            key = self.key(scope)
+            hit = service.responses.get(key, service.pool.generation)
+            client = self.allowed(scope)
+            if client is not None:
+                if hit is None:
+                    hit = self.lookup(scope, client, key)
+                if hit is not None:
+                    headers, body = hit
+                    await send({"type": "http.response.start", "status": 200, "headers": headers})
+                    await send({"type": "http.response.body", "body": body})
+                    return
+        await self.app(scope, receive, send)
+
+    def lookup(self, scope: Scope, client: str, key: tuple) -> tuple[list[tuple[bytes, bytes]], bytes] | None:
+        """A lookup (sparql.is_lookup) asked by GET with only a query parameter, answered in this process;
+        None for anything else, or any error (the full path then answers it, errors included)."""
+        try:
+            params = urllib.parse.parse_qsl(scope["query_string"].decode("latin-1"), errors="strict")
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if len(params) != 1 or params[0][0] != "query" or not is_lookup(params[0][1]):
+            return None
+        accept, host = key[1].decode("latin-1"), key[2].decode("latin-1")
+        if wants_html(accept):
+            return None
+        results, rdf = negotiate(accept, None)
+        job = Job(params[0][1], results.name, rdf.name, base_iri=f"http://{host or '127.0.0.1'}{urls.SPARQL}")
+        service = self.service
+        job.max_results = service.settings.max_results
+        generation = service.pool.generation
+        try:
+            answer = service.lookup(client, job, service.cache_key(job), known=True)
+        except HttpError:
+            return None
+        if answer is None:
+            return None
+        headers = cached_headers(respond(200, answer.body, answer.media_type))
+        service.responses.put(key, generation, headers, answer.body)
+        return headers, answer.body
+
+    def allowed(self, scope: Scope) -> str | None:
+        """The client, when its request may be answered here (no CORS Origin, not rate-limited), else None."""
+        forwarded = []
+        for name, value in scope["headers"]:
+            if name == b"origin":
+                return None
+            if name == b"x-forwarded-for":
+                forwarded.append(value.decode("latin-1"))
+        peer = scope["client"][0] if scope.get("client") else "unknown"
+        client = forwarded_client(peer, forwarded, self.service.trusted)
+        if self.service.limiter.retry_after(client) is None and self.service.struck_out(client) is None:
+            return client
+        return None
+
+
+def cached_headers(response: Response) -> list[tuple[bytes, bytes]]:
+    """A response's headers as the CORS middleware sends them (it adds Origin to Vary on the way out)."""
+    return [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
+
+
+class HttpVersions:
+    """Refuse requests without an HTTP/1.x or 2 version (an HTTP/0.9 request line is a client mistake)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("http_version") not in ("1.0", "1.1", "2", "2.0"):
+            response = Response(b'{"error": {"status": 400, "code": "http-version", "message": "send HTTP/1.1"}}',
+                                400, {"Connection": "close"}, "application/json")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
 
 class Cors(CORSMiddleware):
     """Starlette's CORS middleware, answering every OPTIONS request (preflight or not) with 204 and the
@@ -680,7 +1045,9 @@ def create_app(settings: Settings) -> Starlette:
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
-        middleware=[Middleware(FollowBuilds, service=service),
+        # FollowBuilds first: the fast answers below are keyed by the store generation it may switch.
+        middleware=[Middleware(FollowBuilds, service=service), Middleware(FastAnswers, service=service),
+                    Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
                                expose_headers=EXPOSED.split(", "), max_age=86400)],
@@ -688,4 +1055,5 @@ def create_app(settings: Settings) -> Starlette:
         lifespan=lifespan,
     )
     app.state.service = service
+    app.state.trusted = service.trusted
     return app

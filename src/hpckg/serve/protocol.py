@@ -7,6 +7,12 @@ CoalescingHTTPProtocol hands uvicorn's protocol a transport that holds a write b
 (Starlette sends head and body back to back, in the same event-loop iteration) and passes both on as one
 write; a write with nothing after it in its iteration (a HEAD response) goes out at the end of the
 iteration. Large writes, closing and aborting flush at once, so nothing is delayed or reordered.
+
+uvicorn closes a keep-alive connection idle between requests, but waits forever for a connection's first
+request and for the rest of a request head (slowloris). The protocol here also closes, with 408, a
+connection on which no request is being answered and none has arrived complete for HEAD_TIMEOUT seconds.
+A request whose head arrived is the application's: its body has a read timeout there (app.read_body), and
+its query the query time limit.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ import asyncio
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 FLUSH_NOW = 64 * 1024  # a first write this large is not held back
+HEAD_TIMEOUT = 10.0  # seconds a connection may take to send a complete request head
+TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                    b"content-length: 31\r\nconnection: close\r\n\r\nthe request head took too long\n")
 
 
 class CoalescingTransport:
@@ -75,5 +84,34 @@ class CoalescingTransport:
 class CoalescingHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
     """uvicorn's HTTP protocol over a CoalescingTransport; pass it as uvicorn.Config(http=...)."""
 
+    head_timeout = HEAD_TIMEOUT
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        super().connection_made(CoalescingTransport(transport, asyncio.get_running_loop()))  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        super().connection_made(CoalescingTransport(transport, loop))  # type: ignore[arg-type]
+        self._waiting_since: float | None = loop.time()
+        self._watch: asyncio.TimerHandle | None = loop.call_later(1.0, self._check_waiting)
+
+    def _check_waiting(self) -> None:
+        """Once a second: close the connection if it has waited HEAD_TIMEOUT for a request head."""
+        loop = asyncio.get_running_loop()
+        cycle = getattr(self, "cycle", None)
+        now = loop.time()
+        if cycle is not None and not cycle.response_complete:
+            self._waiting_since = None  # a request is being answered
+        elif self._waiting_since is None:
+            self._waiting_since = now
+        elif now - self._waiting_since >= self.head_timeout:
+            self._watch = None
+            transport = self.transport
+            if not transport.is_closing():
+                transport.write(TIMEOUT_RESPONSE)
+                transport.close()
+            return
+        self._watch = loop.call_later(1.0, self._check_waiting)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if getattr(self, "_watch", None) is not None:
+            self._watch.cancel()
+            self._watch = None
+        super().connection_lost(exc)

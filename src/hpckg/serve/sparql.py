@@ -1,9 +1,10 @@
 """The SPARQL 1.1 Protocol side of the server: what a request asks for, which format answers it, and the
 serializers that turn pyoxigraph results into bytes.
 
-Update and SERVICE detection works on the query's tokens: comments, string literals and IRIs are lexed out
-first, so `"SERVICE"` in a string, `<http://x/service>` or `?service` never trip it, while a real
-`SERVICE <...> { }` clause always does, however it is spaced or cased.
+Whether an operation calls SERVICE or LOAD (an outbound request), carries USING/WITH, or holds several
+operations is decided from a real SPARQL parse (rdflib's grammar, see `analyse`), never by matching text. The
+token helpers below (prefixes used, volatile functions) only tune caching and prefix passing, where a wrong
+guess costs speed, not safety.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -81,9 +83,188 @@ def deterministic(text: str) -> bool:
     return _VOLATILE.search(_blank_opaque(text)) is None
 
 
+MAX_NESTING = 64  # brackets ({, (, [) open at once; deeper text is refused before any parser sees it
+_BRACKETS = re.compile(r"[{}()\[\]]")
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of brackets outside strings, IRIs and comments (an upper bound of the grammar's
+    nesting: a parser recursing on 10,000 nested OPTIONALs crashes, so such text never reaches one)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_blank_opaque(text)):
+        if match.group(0) in "{([":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a parse of an operation says about it. `parsed` is False when rdflib's grammar refused the text
+    (Oxigraph's own parser then answers with its error; the query workers have no network either way)."""
+
+    parsed: bool
+    service: bool = False  # a SERVICE clause anywhere (federated query: an outbound request)
+    load: bool = False  # a LOAD operation (an outbound request)
+    dataset_clause: bool = False  # an update with USING, USING NAMED or WITH
+    operations: int = 0  # update operations in the request
+    modify_only: bool = True  # every update operation is DELETE/INSERT ... WHERE (or data-only)
+    error: str = ""
+
+
+def _names(node, seen: set[str], keys: set[str]) -> None:
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, CompValue):
+            seen.add(item.name)
+            keys.update(k for k, v in item.items() if v is not None)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple) or type(item).__name__ == "ParseResults":
+            stack.extend(item)
+
+
+# Words whose absence from the whole text (any case; SPARQL's \u escapes counted as possibly anything)
+# proves the construct is absent, so the parse, ~10-30 ms, is skipped for the common query.
+def _may_contain(text: str, word: str) -> bool:
+    return word in text.lower() or "\\u" in text.lower()
+
+
+def needs_parse(text: str) -> bool:
+    """Whether `analyse` of a query must parse it (and may take tens of milliseconds)."""
+    return _may_contain(text, "service")
+
+
+def blank_opaque(text: str) -> str:
+    """The text with comments, strings and IRIs replaced by spaces (positions kept)."""
+    return _blank_opaque(text)
+
+
+CACHED_TEXT = 16 * 1024  # longer texts are parsed every time: the cache holds at most 4,096 x 16 KiB
+
+
+def analyse(text: str, update: bool = False) -> Analysis:
+    """Parse a query (or an update) with rdflib's SPARQL grammar and report what it asks for. Cached by
+    text (up to CACHED_TEXT characters): a distinct text is parsed once."""
+    return _analyse_cached(text, update) if len(text) <= CACHED_TEXT else _analyse(text, update)
+
+
+def _analyse(text: str, update: bool) -> Analysis:
+    lowered = text.lower()
+    if not update and not _may_contain(lowered, "service"):
+        return Analysis(parsed=True)
+    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(limit, 20_000))  # pyparsing recurses per grammar level; text is bounded
+        # SPARQL ends a comment at CR or LF (EOL ::= [#xA#xD]); rdflib's grammar only at LF.
+        normal = text.replace("\r\n", "\n").replace("\r", "\n")
+        tree = parseUpdate(normal) if update else parseQuery(normal)
+    except RecursionError:
+        return Analysis(parsed=False, error="too deeply nested")
+    except Exception as error:  # noqa: BLE001 - pyparsing raises several types for bad syntax
+        return Analysis(parsed=False, error=str(error))
+    finally:
+        sys.setrecursionlimit(limit)
+    names: set[str] = set()
+    keys: set[str] = set()
+    _names(tree, names, keys)
+    operations = len(tree.get("request", [])) if update else 1
+    modify_only = all(getattr(op, "name", "") in ("Modify", "InsertData", "DeleteData", "DeleteWhere")
+                      for op in tree.get("request", [])) if update else True
+    return Analysis(parsed=True, service="ServiceGraphPattern" in names, load="Load" in names,
+                    dataset_clause="UsingClause" in names or "withClause" in keys, operations=operations,
+                    modify_only=modify_only)
+
+
+# ---- lookups: queries cheap and bounded by their form ---------------------------------------------------
+
+_LOOKUP_TOKEN = re.compile(r"""
+    (?P<space>[ \t\r\n]+|\#[^\r\n]*)
+  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+  | (?P<string>"[^"\\\r\n]*"(?:@[A-Za-z]+(?:-[A-Za-z0-9]+)*)?)
+  | (?P<var>[?$][A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>[0-9]+(?![\w:]))
+  | (?P<pname>[A-Za-z][A-Za-z0-9_-]*:[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)
+  | (?P<word>[A-Za-z]+(?![\w:-]))
+  | (?P<punct>[{}.])
+""", re.VERBOSE)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup_shape(tokens: tuple[str, ...]) -> bool:
+    kinds = list(tokens)
+    if not kinds:
+        return False
+    if kinds[0] == "ASK":
+        rest = kinds[1:]
+    elif kinds[0] == "SELECT":  # no DISTINCT: it would read a whole index range before the first row
+        i = start = 1
+        while i < len(kinds) and kinds[i] == "var":
+            i += 1
+        if i == start:
+            return False
+        rest = kinds[i:]
+    else:
+        return False
+    if rest[:1] == ["WHERE"]:
+        rest = rest[1:]
+    # { constant-subject predicate object [.] } [LIMIT n]
+    if len(rest) < 5 or rest[0] != "{" or rest[1] not in ("iri", "pname"):
+        return False
+    if rest[2] not in ("iri", "pname", "var", "a") or rest[3] not in ("iri", "pname", "var", "string"):
+        return False
+    tail = rest[4:]
+    if tail[:1] == ["."]:
+        tail = tail[1:]
+    return tail in (["}"], ["}", "LIMIT", "number"])
+
+
+def is_lookup(text: str) -> bool:
+    """Whether a query is a lookup: SELECT or ASK over one triple pattern whose subject is an IRI (at most
+    a LIMIT after it). Decided by a complete tokenisation of a small sub-grammar of SPARQL (any other token,
+    keyword or shape: not a lookup), so the form is known: no SERVICE, no path, no join, no DISTINCT or
+    ORDER BY; rows stream from one index range of one subject and reading stops past the result cap, so it
+    is cheap enough to run on the server's event loop."""
+    if len(text) > 4096:
+        return False
+    kinds: list[str] = []
+    position = 0
+    while position < len(text):
+        match = _LOOKUP_TOKEN.match(text, position)
+        if match is None:
+            return False
+        position = match.end()
+        kind = match.lastgroup
+        if kind == "space":
+            continue
+        if kind == "word":
+            word = match.group(0)
+            upper = word.upper()
+            if word == "a":
+                kinds.append("a")
+                continue
+            if upper not in ("SELECT", "WHERE", "ASK", "LIMIT"):
+                return False
+            kinds.append(upper)
+        elif kind == "punct":
+            kinds.append(match.group(0))
+        else:
+            kinds.append(kind)  # type: ignore[arg-type]
+    return _lookup_shape(tuple(kinds))
+
+
+_analyse_cached = functools.lru_cache(maxsize=4096)(_analyse)
+
+
 def uses_service(text: str) -> bool:
-    """Whether a query contains a SERVICE clause (federated query), found as a token, not a substring."""
-    return _SERVICE.search(_blank_opaque(text)) is not None
+    """Whether a query contains a SERVICE clause (federated query), from a parse of the query."""
+    return analyse(text).service
 
 
 @dataclass
@@ -94,6 +275,8 @@ class QueryRequest:
     update: str | None = None
     default_graphs: list[str] = field(default_factory=list)
     named_graphs: list[str] = field(default_factory=list)
+    using_graphs: list[str] = field(default_factory=list)  # an update's using-graph-uri
+    using_named_graphs: list[str] = field(default_factory=list)  # an update's using-named-graph-uri
 
 
 # ---- content negotiation --------------------------------------------------------------------------

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ctypes
+import ctypes.util
+import errno
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import resource
+import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +30,8 @@ import pyoxigraph as ox
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
 from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,6 +45,7 @@ class Job:
     named_graphs: tuple[str, ...] = ()
     max_results: int = 10_000
     generation: int = 0
+    base_iri: str | None = None
     store_path: str = ""  # the store generation to read; set by the pool when the job is handed out
 
 
@@ -51,6 +61,7 @@ class Answer:
     code: str = ""
     message: str = ""
     seconds: float = 0.0
+    slow: bool = False  # the query ran in the slow lane (past the quick budget, or sent there)
 
 
 class QueryTimeout(Exception):
@@ -61,13 +72,100 @@ class PoolBusy(Exception):
     """No worker became free within the time limit."""
 
 
+class SlowLaneFull(PoolBusy):
+    """A query ran past the quick budget while every slow slot was taken; its worker was killed."""
+
+
 class WorkerFailed(Exception):
     """A worker process died while running a query."""
+
+
+class MemoryLimit(WorkerFailed):
+    """A worker ran out of its memory limit while running a query (and died or gave up)."""
+
+
+# ---- the walls around a worker: no network, bounded memory ---------------------------------------------
+
+CLONE_NEWNET = 0x40000000
+_SCMP_ACT_ALLOW = 0x7FFF0000
+_SCMP_CMP_EQ = 4
+
+
+class _ScmpArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+def _deny_inet_sockets() -> bool:
+    """A seccomp filter (libseccomp through ctypes): socket(AF_INET/AF_INET6, ...) fails with EACCES in this
+    process and its threads from now on. Works unprivileged; False where libseccomp is missing."""
+    name = ctypes.util.find_library("seccomp")
+    if name is None:
+        return False
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+        lib.seccomp_init.restype = ctypes.c_void_p
+        lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                               ctypes.POINTER(_ScmpArgCmp)]
+        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        lib.seccomp_load.argtypes = [ctypes.c_void_p]
+        lib.seccomp_release.argtypes = [ctypes.c_void_p]
+        ctx = lib.seccomp_init(_SCMP_ACT_ALLOW)
+        if not ctx:
+            return False
+        try:
+            deny = 0x00050000 | errno.EACCES  # SCMP_ACT_ERRNO(EACCES)
+            ok = True
+            for syscall in (b"socket", b"socketpair"):
+                number = lib.seccomp_syscall_resolve_name(syscall)
+                for family in (socket.AF_INET, socket.AF_INET6):
+                    cmp = (_ScmpArgCmp * 1)(_ScmpArgCmp(0, _SCMP_CMP_EQ, family, 0))
+                    ok = ok and lib.seccomp_rule_add_array(ctx, deny, number, 1, cmp) == 0
+            return ok and lib.seccomp_load(ctx) == 0
+        finally:
+            lib.seccomp_release(ctx)
+    except (OSError, AttributeError):
+        return False
+
+
+def _new_network_namespace() -> bool:
+    """unshare(CLONE_NEWNET): this process gets a network namespace of its own with only a loopback
+    interface, down, so nothing (not even 127.0.0.1) is reachable. Needs CAP_SYS_ADMIN; False elsewhere."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.unshare(CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def isolate_network() -> list[str]:
+    """Cut this process off the network, with every wall available; the names of those that held."""
+    walls = []
+    if _new_network_namespace():
+        walls.append("network-namespace")
+    if _deny_inet_sockets():
+        walls.append("seccomp")
+    return walls
+
+
+def bound_memory(megabytes: int) -> bool:
+    """Limit this process's address space (RLIMIT_AS): an allocation past it fails instead of growing."""
+    if megabytes <= 0:
+        return False
+    limit = megabytes << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        return True
+    except (ValueError, OSError):
+        return False
 
 
 def run_job(store: ox.Store, job: Job) -> Answer:
     """Evaluate one job against a store (runs inside a worker process)."""
     kwargs: dict = {}
+    if job.base_iri:
+        kwargs["base_iri"] = job.base_iri
     prefixes = used_prefixes(job.query, PREFIXES)
     if prefixes:
         kwargs["prefixes"] = prefixes
@@ -103,6 +201,8 @@ def run_job(store: ox.Store, job: Job) -> Answer:
         return Answer(serialize_triples(triples, rdf), rdf.media_type, "triples", len(triples))
     except SyntaxError as error:
         return Answer(status=400, code="query-syntax", message=f"SPARQL syntax error: {error}")
+    except MemoryError:
+        return Answer(status=503, code="memory-limit", message=MEMORY_MESSAGE)
     except (OSError, ValueError, RuntimeError) as error:
         return Answer(status=500, code="query-failed", message=f"the query failed: {error}")
 
@@ -113,11 +213,21 @@ def _too_many(limit: int, what: str) -> Answer:
                           f"add a LIMIT of at most {limit} (and OFFSET to page) or narrow the query")
 
 
-def worker_main(conn: multiprocessing.connection.Connection, store_path: str) -> None:
-    """A worker process: open the store read-only, then answer jobs until the pipe closes."""
+MEMORY_MESSAGE = ("the query needed more memory than this server's per-query limit and was stopped; narrow it "
+                  "(fewer cross joins, more specific patterns, a LIMIT) and try again")
+
+
+def worker_main(conn: multiprocessing.connection.Connection, store_path: str, allow_network: bool = False,
+                memory_mb: int = 0) -> None:
+    """A worker process: cut it off the network (unless allowed), bound its memory, open the store
+    read-only, then answer jobs until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
+    walls = [] if allow_network else isolate_network()
     store = reopen(store_path)  # a writable server store may be compacting while the workers start
+    if bound_memory(memory_mb):  # after opening: the store's own mappings are not a query's memory
+        walls.append(f"memory {memory_mb} MiB")
     generation = 0
-    conn.send("ready")
+    conn.send(("ready", walls))
     while True:
         try:
             job = conn.recv()
@@ -146,18 +256,30 @@ def reopen(store_path: str, attempts: int = 40) -> ox.Store:
 
 
 class _Worker:
-    def __init__(self, context, store_path: str):
+    def __init__(self, context, store_path: str, allow_network: bool = False, memory_mb: int = 0):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=worker_main, args=(child, store_path), daemon=True,
-                                       name="hpckg-query-worker")
+        self.process = context.Process(target=worker_main, args=(child, store_path, allow_network, memory_mb),
+                                       daemon=True, name="hpckg-query-worker")
         self.process.start()
         child.close()
+        self.walls: list[str] = []
 
     def wait_ready(self, timeout: float = 60.0) -> bool:
         try:
-            return self.conn.poll(timeout) and self.conn.recv() == "ready"
+            if not self.conn.poll(timeout):
+                return False
+            message = self.conn.recv()
         except (EOFError, OSError):
             return False
+        if isinstance(message, tuple) and message[0] == "ready":
+            self.walls = list(message[1])
+            return True
+        return False
+
+    def died_of_memory(self) -> bool:
+        """Whether the (dead) process ended as an allocation failure ends it: Rust aborts (SIGABRT)."""
+        self.process.join(2)
+        return self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL)  # (SIGKILL: the kernel OOM killer)
 
     def kill(self) -> None:
         self.process.kill()
@@ -257,12 +379,28 @@ class _Idle:
             return waiter.worker
 
 
-class WorkerPool:
-    """`size` worker processes over the store at `store_path`; `run` gives a job to a free one."""
+QUICK_BUDGET = 0.5  # seconds a query may run before it needs a slow slot
 
-    def __init__(self, store_path: Path | str, *, size: int = 2):
+
+class WorkerPool:
+    """`size` worker processes over the store at `store_path`; `run` gives a job to a free one.
+
+    Two lanes keep cheap queries flowing while expensive ones run: a query that runs past `quick_budget`
+    seconds must take one of `slow_slots` slow slots (fewer than the workers) to go on, else it is stopped
+    (SlowLaneFull), so at least size - slow_slots workers are always free of slow queries. A job sent with
+    slow=True (its text or client was slow before) waits for a slow slot before it takes a worker at all.
+    """
+
+    def __init__(self, store_path: Path | str, *, size: int = 2, allow_network: bool = False,
+                 memory_mb: int = 0, slow_slots: int | None = None, quick_budget: float = QUICK_BUDGET):
         self.store_path = str(store_path)
         self.size = size
+        self.slow_slots = max(1, size // 2) if slow_slots is None else slow_slots
+        self.quick_budget = quick_budget
+        self._slow_running = 0
+        self.allow_network = allow_network
+        self.memory_mb = memory_mb
+        self.walls: list[str] = []
         self.generation = 0
         self._context = multiprocessing.get_context("spawn")
         self._idle = _Idle()
@@ -274,7 +412,11 @@ class WorkerPool:
             if not worker.wait_ready():
                 self.close()
                 raise RuntimeError(f"a query worker could not open the store at {self.store_path}")
+            self.walls = worker.walls
             self._idle.put(worker)
+        if not allow_network and not any(w in self.walls for w in ("network-namespace", "seccomp")):
+            logger.warning("the query workers could not be cut off the network (no network namespace, no "
+                           "seccomp): SERVICE and LOAD are refused by parsing only")
 
     def switch(self, store_path: Path | str) -> None:
         """Read another store generation from the next job on: every job handed out after this call
@@ -285,7 +427,7 @@ class WorkerPool:
             self.generation += 1
 
     def _start(self) -> _Worker:
-        worker = _Worker(self._context, self.store_path)
+        worker = _Worker(self._context, self.store_path, self.allow_network, self.memory_mb)
         with self._lock:
             self._all.add(worker)
         return worker
@@ -305,64 +447,146 @@ class WorkerPool:
 
         threading.Thread(target=respawn, daemon=True, name="hpckg-respawn").start()
 
-    def run(self, job: Job, *, timeout: float) -> Answer:
+    # ---- slow slots ----
+
+    def _take_slot(self) -> bool:
+        with self._lock:
+            if self._slow_running < self.slow_slots:
+                self._slow_running += 1
+                return True
+            return False
+
+    def _give_slot(self) -> None:
+        with self._lock:
+            self._slow_running -= 1
+
+    def _slow_lane_full(self) -> SlowLaneFull:
+        return SlowLaneFull(f"the query ran past {self.quick_budget:g} s while all {self.slow_slots} slots for "
+                            "slow queries were taken, and was stopped so that quick queries keep being "
+                            "answered; retry later or narrow it")
+
+    def _timed_out(self, timeout: float) -> QueryTimeout:
+        return QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was stopped; narrow "
+                            "it (more specific patterns, a LIMIT) and try again")
+
+    def _no_slot(self, timeout: float) -> PoolBusy:
+        return PoolBusy(f"all {self.slow_slots} slots for slow queries stayed taken for {timeout:g} s (this "
+                        "query or this client's queries ran slowly before)")
+
+    def run(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
         """Run a job on a free worker within `timeout` seconds (waiting for a free worker included)."""
         start = time.monotonic()
-        worker = self._idle.get(timeout)
-        if worker is None:
-            raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
-        job.generation, job.store_path = self.generation, self.store_path
-        remaining = max(0.01, timeout - (time.monotonic() - start))
+        deadline = start + timeout
+        slot = False
+        if slow:
+            while not (slot := self._take_slot()):
+                if time.monotonic() > deadline:
+                    raise self._no_slot(timeout)
+                time.sleep(0.05)
         try:
-            worker.conn.send(job)
-            if not worker.conn.poll(remaining):
-                self._replace(worker)
-                raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
-                                   "stopped; narrow it (more specific patterns, a LIMIT) and try again")
-            answer: Answer = worker.conn.recv()
-        except (EOFError, OSError) as error:
-            self._replace(worker)
-            raise WorkerFailed(f"the query worker died: {error}") from None
-        self._idle.put(worker)
+            worker = self._idle.get(max(0.0, deadline - time.monotonic()))
+            if worker is None:
+                raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
+            job.generation, job.store_path = self.generation, self.store_path
+            moved = False
+            try:
+                worker.conn.send(job)
+                limit = deadline if slot else min(deadline, time.monotonic() + self.quick_budget)
+                while not worker.conn.poll(max(0.01, limit - time.monotonic())):
+                    if limit >= deadline:
+                        self._replace(worker)
+                        raise self._timed_out(timeout)
+                    if not self._take_slot():
+                        self._replace(worker)
+                        raise self._slow_lane_full()
+                    slot = moved = True
+                    limit = deadline
+                answer: Answer = worker.conn.recv()
+            except (EOFError, OSError) as error:
+                self._failed(worker, error)
+            self._idle.put(worker)
+        finally:
+            if slot:
+                self._give_slot()
         answer.seconds = time.monotonic() - start
+        answer.slow = slow or moved
         return answer
 
-    async def run_async(self, job: Job, *, timeout: float) -> Answer:
+    def _failed(self, worker: _Worker, error: BaseException):
+        """A worker died mid-query: replace it and raise what it died of."""
+        memory = self.memory_mb > 0 and worker.died_of_memory()
+        self._replace(worker)
+        if memory:
+            raise MemoryLimit(MEMORY_MESSAGE) from None
+        raise WorkerFailed(f"the query worker died: {error}") from None
+
+    async def run_async(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
         """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
         the loop, then the answer as the worker's pipe turning readable."""
         start = time.monotonic()
-        worker = await self._idle.get_async(timeout)
+        deadline = start + timeout
+        slot = False
+        if slow:
+            while not (slot := self._take_slot()):
+                if time.monotonic() > deadline:
+                    raise self._no_slot(timeout)
+                await asyncio.sleep(0.05)
+        lane = [slot]  # [whether a slow slot is held], set by _run_on_worker when the query moves lanes
+        try:
+            answer = await self._run_on_worker(job, timeout, deadline, lane)
+        finally:
+            if lane[0]:
+                self._give_slot()
+        answer.seconds = time.monotonic() - start
+        answer.slow = slow or answer.slow
+        return answer
+
+    async def _run_on_worker(self, job: Job, timeout: float, deadline: float, lane: list[bool]) -> Answer:
+        worker = await self._idle.get_async(max(0.0, deadline - time.monotonic()))
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
         job.generation, job.store_path = self.generation, self.store_path
         loop = asyncio.get_running_loop()
-        readable = loop.create_future()
         fd = worker.conn.fileno()
+        moved = False
         try:
             worker.conn.send(job)
-            loop.add_reader(fd, _resolve, readable)
-            # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
-            timer = loop.call_later(max(0.01, timeout - (time.monotonic() - start)), _expire, readable)
-            try:
-                await readable
-            finally:
-                timer.cancel()
-                loop.remove_reader(fd)
-                os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs a blocking pipe
+            limit = deadline if lane[0] else min(deadline, time.monotonic() + self.quick_budget)
+            while True:
+                readable = loop.create_future()
+                loop.add_reader(fd, _resolve, readable)
+                # A timer that fails the future, rather than asyncio.wait_for and its extra future and callbacks.
+                timer = loop.call_later(max(0.01, limit - time.monotonic()), _expire, readable)
+                try:
+                    await readable
+                    break
+                except TimeoutError:
+                    if limit >= deadline:
+                        raise
+                    if not self._take_slot():
+                        raise self._slow_lane_full() from None
+                    lane[0] = moved = True
+                    limit = deadline
+                finally:
+                    timer.cancel()
+                    loop.remove_reader(fd)
+                    os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs it blocking
             # The worker sends its whole answer at once, serialized before sending: reading it is copying.
             answer: Answer = worker.conn.recv()
+            answer.slow = moved
         except TimeoutError:
             self._replace(worker)
-            raise QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was "
-                               "stopped; narrow it (more specific patterns, a LIMIT) and try again") from None
-        except (EOFError, OSError) as error:
+            raise self._timed_out(timeout) from None
+        except SlowLaneFull:
             self._replace(worker)
-            raise WorkerFailed(f"the query worker died: {error}") from None
+            raise
+        except (EOFError, OSError) as error:
+            await asyncio.get_running_loop().run_in_executor(None, worker.process.join, 2)
+            self._failed(worker, error)
         except BaseException:  # cancelled (shutdown): the worker may still be busy with the job
             self._replace(worker)
             raise
         self._idle.put(worker)
-        answer.seconds = time.monotonic() - start
         return answer
 
     def close(self) -> None:

@@ -1,0 +1,274 @@
+"""`hpckg serve` as a public service: no outbound requests (SERVICE and LOAD refused from a parse, and query
+workers without network), updates only by POST with a Bearer token, one operation per request, a memory
+bound per query worker, and client mistakes answered 4xx. Real server processes on 127.0.0.1; a local
+listener proves that no connection leaves the server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from hpckg.serve.workers import Job, WorkerPool
+from serve_live import serve_store, start_server
+
+TOKEN = "s3cret-token"
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that records every connection made to it."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections: list[tuple] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, address = self.sock.accept()
+            except OSError:
+                continue
+            self.connections.append(address)
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    live = Listener()
+    yield live
+    live.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = start_server(serve_store(), "--timeout", "5", "--workers", "2", "--rate-limit", "0")
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def writable(tmp_path_factory):
+    store = tmp_path_factory.mktemp("writable") / "store"
+    shutil.copytree(serve_store(), store)
+    live = start_server(store, "--timeout", "5", "--workers", "1", "--rate-limit", "0",
+                        "--allow-update-token", TOKEN)
+    yield live
+    live.stop()
+
+
+def http(url: str, *, method: str = "GET", data: bytes | None = None, headers: dict | None = None):
+    """(status, headers, body) of a request, errors included."""
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def code(body: bytes) -> str:
+    return json.loads(body)["error"]["code"]
+
+
+def sparql_get(server, query: str) -> tuple:
+    return http(server.url + "/sparql?" + urllib.parse.urlencode({"query": query}),
+                headers={"Accept": "application/sparql-results+json"})
+
+
+# ---- SERVICE: decided from a parse ---------------------------------------------------------------------
+
+def service_queries(port: int) -> list[str]:
+    target = f"<http://127.0.0.1:{port}/sparql>"
+    return [
+        f"SELECT * WHERE {{ ?x ?y ?z .SERVICE {target} {{ ?a ?b ?c }} }}",  # keyword after a dot
+        f"SELECT * WHERE {{ #c\rSERVICE {target} {{ ?a ?b ?c }} }}",  # a comment ended by CR
+        f"SELECT * WHERE {{ ?x ?y ?z .\nservice silent {target} {{ ?a ?b ?c }} }}",
+        f"SELECT * WHERE {{ {{ SELECT * WHERE {{ SERVICE {target} {{ ?a ?b ?c }} }} }} }}",
+    ]
+
+
+def test_service_is_refused_however_written_and_nothing_connects(server, listener):
+    for query in service_queries(listener.port):
+        status, _, body = sparql_get(server, query)
+        assert status == 403 and code(body) == "service-refused", (query, body)
+        # The HTML editor runs queries from its GET URL: the same check.
+        status, _, body = http(server.url + "/query?" + urllib.parse.urlencode({"query": query}),
+                               headers={"Accept": "text/html"})
+        assert status == 403, query
+    time.sleep(0.5)
+    assert listener.connections == []
+
+
+def test_the_query_workers_have_no_network(listener):
+    # The second wall, tested alone: a worker is asked to run SERVICE directly (no parse in front of it).
+    pool = WorkerPool(serve_store(), size=1)
+    try:
+        assert "network-namespace" in pool.walls or "seccomp" in pool.walls, pool.walls
+        answer = pool.run(Job(f"SELECT * WHERE {{ SERVICE <http://127.0.0.1:{listener.port}/s> {{ ?s ?p ?o }} }}"),
+                          timeout=10)
+        assert answer.status != 200
+    finally:
+        pool.close()
+    time.sleep(0.5)
+    assert listener.connections == []
+
+
+def test_the_seccomp_wall_alone_refuses_sockets(listener):
+    # Where no network namespace can be made (not root), the seccomp filter is the wall: a process that
+    # applied it cannot open an IPv4 or IPv6 socket, so it cannot reach the listener.
+    program = (
+        "import socket, sys\n"
+        "from hpckg.serve.workers import _deny_inet_sockets\n"
+        "assert _deny_inet_sockets()\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {listener.port}), timeout=5)\n"
+        "except PermissionError:\n"
+        "    sys.exit(0)\n"
+        "sys.exit(3)\n")
+    assert subprocess.run([sys.executable, "-c", program], timeout=60).returncode == 0
+    time.sleep(0.5)
+    assert listener.connections == []
+
+
+def test_with_allow_service_a_worker_does_reach_the_network(listener):
+    # The control experiment: the listener does see a worker that is allowed out.
+    pool = WorkerPool(serve_store(), size=1, allow_network=True)
+    try:
+        pool.run(Job(f"SELECT * WHERE {{ SERVICE <http://127.0.0.1:{listener.port}/s> {{ ?s ?p ?o }} }}"),
+                 timeout=10)
+    finally:
+        pool.close()
+    deadline = time.monotonic() + 5
+    while not listener.connections and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert listener.connections
+
+
+# ---- updates: POST only, a Bearer token, one operation set, no LOAD ------------------------------------
+
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+UPDATE = {"Content-Type": "application/sparql-update"}
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def asks(server, triple: str) -> bool:
+    status, _, body = sparql_get(server, f"ASK {{ {triple} }}")
+    assert status == 200, body
+    return json.loads(body)["boolean"]
+
+
+def test_load_is_refused_without_allow_service(writable, listener):
+    status, _, body = http(writable.url + "/sparql", method="POST", headers={**UPDATE, **AUTH},
+                           data=f"LOAD <http://127.0.0.1:{listener.port}/data.ttl>".encode())
+    assert status == 403 and code(body) == "service-refused"
+    status, _, body = http(writable.url + "/sparql", method="POST", headers={**UPDATE, **AUTH},
+                           data=f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <http://127.0.0.1:{listener.port}/s> "
+                                "{ ?s ?p ?o } }".encode())
+    assert status == 403 and code(body) == "service-refused"
+    time.sleep(0.5)
+    assert listener.connections == []
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD", "PUT", "DELETE"])
+def test_updates_run_only_by_post(writable, method):
+    triple = f"<http://example.org/{method}> <http://example.org/p> 1"
+    url = writable.url + "/sparql?" + urllib.parse.urlencode({"update": f"INSERT DATA {{ {triple} }}"})
+    status, _, _ = http(url, method=method, headers=AUTH)
+    assert 400 <= status < 500
+    assert not asks(writable, triple)
+
+
+def test_an_update_sent_as_query_is_not_run(writable):
+    triple = "<http://example.org/q> <http://example.org/p> 1"
+    status, _, _ = http(writable.url + "/sparql", method="POST", headers={**FORM, **AUTH},
+                        data=urllib.parse.urlencode({"query": f"INSERT DATA {{ {triple} }}"}).encode())
+    assert status == 400
+    assert not asks(writable, triple)
+
+
+@pytest.mark.parametrize("authorization", [TOKEN, f"Basic {TOKEN}", f"Bearer {TOKEN}x", "Bearer", ""])
+def test_the_token_needs_the_bearer_scheme(writable, authorization):
+    triple = "<http://example.org/t> <http://example.org/p> 1"
+    status, _, body = http(writable.url + "/sparql", method="POST",
+                           headers={**UPDATE, "Authorization": authorization},
+                           data=f"INSERT DATA {{ {triple} }}".encode())
+    assert status == 403 and code(body) == "update-forbidden"
+    assert not asks(writable, triple)
+
+
+def test_several_update_values_are_refused_and_none_runs(writable):
+    first = "<http://example.org/m1> <http://example.org/p> 1"
+    second = "<http://example.org/m2> <http://example.org/p> 1"
+    data = urllib.parse.urlencode([("update", f"INSERT DATA {{ {first} }}"),
+                                   ("update", f"INSERT DATA {{ {second} }}")]).encode()
+    status, _, body = http(writable.url + "/sparql", method="POST", headers={**FORM, **AUTH}, data=data)
+    assert status == 400 and code(body) == "multiple-update"
+    assert not asks(writable, first) and not asks(writable, second)
+
+
+# ---- memory bound --------------------------------------------------------------------------------------
+
+def test_a_query_past_the_memory_bound_is_stopped_with_a_clear_error():
+    live = start_server(serve_store(), "--timeout", "60", "--workers", "2", "--rate-limit", "0",
+                        "--query-memory", "1024")
+    try:
+        started = time.monotonic()
+        status, _, body = sparql_get(live, "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } "
+                                           "ORDER BY ?a ?i LIMIT 1")
+        assert status == 503 and code(body) == "memory-limit", body
+        assert "memory" in json.loads(body)["error"]["message"]
+        assert time.monotonic() - started < 60  # stopped by memory, not by the time limit
+        for _ in range(3):  # the lost worker is replaced
+            status, _, body = sparql_get(live, "ASK {}")
+            assert status == 200, body
+    finally:
+        live.stop()
+
+
+# ---- pathological nesting, client mistakes --------------------------------------------------------------
+
+def test_pathological_nesting_is_refused_before_any_worker(server):
+    query = "SELECT * WHERE {" + " OPTIONAL {" * 10_000 + " ?s ?p ?o " + "}" * 10_001
+    status, _, body = http(server.url + "/sparql", method="POST", data=query.encode(),
+                           headers={"Content-Type": "application/sparql-query"})
+    assert status == 400 and code(body) == "too-nested"
+    status, _, body = sparql_get(server, "ASK {}")
+    assert status == 200
+
+
+def test_a_body_that_is_not_utf8_is_refused_as_such(server):
+    status, _, body = http(server.url + "/sparql", method="POST", data="ASK { FILTER('é') }".encode("latin-1"),
+                           headers={"Content-Type": "application/sparql-query"})
+    assert status == 400 and code(body) == "not-utf8"
+    status, _, body = http(server.url + "/sparql", method="POST", data="ASK {}".encode("utf-16"),
+                           headers={"Content-Type": "application/sparql-query; charset=UTF-16"})
+    assert status == 415 and code(body) == "unsupported-charset"
+
+
+@pytest.mark.parametrize("path", ["/id/system/kalos%00.ttl", "/page/system/%00", "/id/system/%ff%fe",
+                                  "/sparql?query=%ff", "/queries/%00"])
+def test_odd_paths_are_4xx_without_exception_text(server, path):
+    status, _, body = http(server.url + path)
+    assert 400 <= status < 500, (path, status, body)
+    assert b"Traceback" not in body and b"Error(" not in body
