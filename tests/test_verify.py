@@ -142,7 +142,7 @@ def test_a_page_naming_system_part_and_count_records_all_three_and_where(world):
     assert check["httpStatus"] == ["200"]
     assert check["requestedUrl"] == [world["base"] + "/full.html"] == check["finalUrl"]
     assert check["checkedBy"] == ["hpckg verify"]
-    assert check["wasAssociatedWith"][0].endswith("/software/hpckg-0.1.0")
+    assert check["wasAssociatedWith"][0].endswith("/software/hpckg-0-1-0")
     found = {f["kind"]: f for f in findings(store, check["@iri"][0])}
     assert found["system"]["text"] == "Testbed Alpha" and "enters service" in found["system"]["context"]
     assert found["part"]["text"] == "Zeta Z900 SXM 96GB"

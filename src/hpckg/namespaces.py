@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 ONTOLOGY = "https://w3id.org/hpckg/ontology#"
@@ -77,3 +78,10 @@ def graph_for(relative_path: str) -> str:
 def sparql_prefixes() -> str:
     """PREFIX declarations for every prefix above, for inline queries."""
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
+
+
+def software_slug(version: str | None = None) -> str:
+    """The slug of one version of hpckg as a software agent: 'hpckg-0-1-0' (a slug has no dots)."""
+    from hpckg import __version__
+
+    return "hpckg-" + re.sub(r"[^a-z0-9]+", "-", (version or __version__).lower()).strip("-")

@@ -28,6 +28,8 @@ from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
 MAX_BYTES = 2_000_000
 TODO_NS = ID + "todo/"
 HPC_SLUG = hpc("slug")
+PROV_SPECIALIZATION_OF = PREFIXES["prov"] + "specializationOf"
+PROV_WAS_ASSOCIATED_WITH = PREFIXES["prov"] + "wasAssociatedWith"
 # The IRI schemes a data file may use: web addresses and documented identifier schemes.
 SAFE_SCHEMES = frozenset({"http", "https", "doi", "urn", "mailto"})
 _OWL, _RDFS, _SKOS = PREFIXES["owl"], PREFIXES["rdfs"], PREFIXES["skos"]
@@ -262,6 +264,18 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                    "an IRI so others can refer to it and `hpckg diff` can follow it",
                    fix="give the node an IRI such as claim:<entity-slug>-<property>",
                    file=parsed.display, line=_first_code_line(parsed, "[") or _first_code_line(parsed, "_:"))
+    hpckg_software = entity("software", "hpckg")
+    for quad in parsed.quads:
+        impersonates = ((quad.predicate.value == PROV_SPECIALIZATION_OF and quad.object.value == hpckg_software)
+                        or (quad.predicate.value == PROV_WAS_ASSOCIATED_WITH
+                            and quad.object.value.startswith(hpckg_software)))
+        if impersonates and once("machine-record", quad.subject.value):
+            report.add("machine-record", f"{shorten(quad.subject.value)} claims to be the work of hpckg itself "
+                       f"({shorten(quad.predicate.value)} {shorten(quad.object.value)}); hpckg's imports and "
+                       "source checks are written by hpckg import and hpckg verify into machine-written graphs, "
+                       "and a verified tier rests only on those", fix="remove it and run `hpckg verify`; a "
+                       "check you made yourself is a note or a lead, not the verifier's record",
+                       file=parsed.display, line=parsed.line_of_iri(quad.subject.value), focus=quad.subject.value)
     declared = [q for q in parsed.quads if q.predicate.value in TERM_PREDICATES
                 or (q.predicate.value == RDF_TYPE and q.object.value in TERM_CLASSES)]
     for quad in declared:

@@ -31,6 +31,7 @@ CODES: dict[str, tuple[str, str]] = {
     "blank-node": (ERROR, "a blank node where the data model needs an IRI"),
     "ill-typed-literal": (ERROR, "a literal does not match its datatype (text typed as an integer)"),
     "unsafe-url": (ERROR, "an IRI uses a scheme other than http(s), doi:, urn: or mailto: (javascript:, data:, file:)"),
+    "machine-record": (ERROR, "a data file states something as the work of hpckg itself (an import or a source check)"),
     "declares-term": (ERROR, "a data file declares a class, property or concept, which only ontology/ may do"),
     "unknown-term": (ERROR, "a term in the hpckg ontology or vocabulary namespaces that they do not define"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),

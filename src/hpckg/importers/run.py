@@ -23,7 +23,7 @@ from hpckg import __version__
 from hpckg.errors import InputError
 from hpckg.importers import importer
 from hpckg.machinegraphs import graph_file, read_header, write_graph
-from hpckg.namespaces import GRAPH, entity, hpc
+from hpckg.namespaces import GRAPH, entity, hpc, software_slug
 
 RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
@@ -88,7 +88,7 @@ def provenance(name: str, path: Path, sha: str, size: int, graph: str, started: 
     g = ox.NamedNode(graph)
     activity = ox.NamedNode(entity("activity", f"import-{name}-{sha[:16]}"))
     distribution = ox.NamedNode(entity("input", sha))
-    software = ox.NamedNode(entity("software", f"hpckg-{__version__}"))
+    software = ox.NamedNode(entity("software", software_slug()))
 
     def when(moment: dt.datetime) -> ox.Literal:
         return ox.Literal(moment.isoformat(timespec="seconds"), datatype=ox.NamedNode(XSD + "dateTime"))

@@ -20,7 +20,7 @@ import pyoxigraph as ox
 from hpckg import __version__, machinegraphs
 from hpckg import terms as t
 from hpckg.claims import slug_of, source_check_quads
-from hpckg.namespaces import GRAPH, PREFIXES, entity, hpc
+from hpckg.namespaces import GRAPH, PREFIXES, entity, hpc, software_slug
 from hpckg.verify import SLOT, check_file
 from hpckg.verify.extract import media_type
 from hpckg.verify.fetch import Fetched
@@ -114,7 +114,7 @@ class CheckRecord:
         ended = f.ended or f.started
         check = ox.NamedNode(entity("check", self.slug))
         g = ox.NamedNode(self.graph)
-        software = ox.NamedNode(entity("software", f"hpckg-{__version__}"))
+        software = ox.NamedNode(entity("software", software_slug()))
         quads = source_check_quads(
             self.slug, source=self.source, system=self.system, result=self.result, ended=ended,
             software=software.value, checked_by=COMMAND, graph=self.graph, terms_found=self.terms,
