@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import re
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,8 @@ import pyoxigraph as ox
 from hpckg.build import populate, rule_files
 from hpckg.namespaces import DERIVED_GRAPH, GRAPH, ID
 from hpckg.store import Store
+
+from sections import replace_section  # bench/sections.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = [ROOT / "tests" / "fixtures" / "timeseries" / name for name in ("top500-style.ttl", "epoch-style.ttl")]
@@ -94,12 +95,7 @@ def write(path: Path, rows: list[dict[str, object]]) -> None:
                f"triples). Machine: {platform.machine()}, shared 2-core, Python {sys.version.split()[0]}, "
                f"pyoxigraph {ox.__version__}. Linear rules double with the copies; a correlated FILTER NOT EXISTS "
                "would quadruple.\n\n" + table(rows) + f"\n{END}\n")
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN in text and END in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END) + "\n?", lambda _: section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    replace_section(path, "rules-bench", section.removeprefix(BEGIN).removesuffix(f"\n{END}\n"))
 
 
 def main() -> None:

@@ -42,6 +42,8 @@ from hpckg.values import Iri  # noqa: E402
 from hpckg.verify.fetch import FetchOptions  # noqa: E402
 from hpckg.verify.run import verify  # noqa: E402
 
+from sections import replace_section  # noqa: E402 - bench/sections.py, beside this script
+
 BEGIN, END = "<!-- verify_bench.py: begin -->", "<!-- verify_bench.py: end -->"
 PARTS = ["NVIDIA H100 SXM5 80GB", "AMD Instinct MI250X", "NVIDIA A100 SXM4 80GB", "Huawei Ascend 910B"]
 FILLER = ("<p>The machine hall was extended for the installation, with new cooling and power. Researchers from "
@@ -190,13 +192,7 @@ def main() -> int:
         ])
         print(section)
         if args.write:
-            target = Path(args.write)
-            existing = target.read_text(encoding="utf-8") if target.exists() else ""
-            if BEGIN in existing and END in existing:
-                existing = existing[:existing.index(BEGIN)] + section + existing[existing.index(END) + len(END):]
-            else:
-                existing = existing.rstrip("\n") + "\n\n" + section + "\n"
-            target.write_text(existing, encoding="utf-8")
+            replace_section(args.write, "verify_bench.py", section.removeprefix(BEGIN).removesuffix(END))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
