@@ -4,12 +4,12 @@ they run in the server process on its own read-only store handle."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import datetime as dt
+from decimal import Decimal
 
 import pyoxigraph as ox
 
-from hpckg.claims import iri_ref, label
+from hpckg.claims import iri_ref, label, read_claims
 from hpckg.namespaces import DERIVED_GRAPH
 from hpckg.serve import urls
 
@@ -32,72 +32,11 @@ def describe(store, iri: str) -> list[ox.Triple]:
         }}"""))
 
 
-@dataclass
-class Claim:
-    """One claim about an entity, as a page shows it."""
-
-    iri: str
-    about: str
-    property: str
-    value: ox.NamedNode | ox.Literal | None = None
-    bounds: dict[str, str] = field(default_factory=dict)
-    tier: str | None = None
-    rank: str | None = None
-    as_of: str | None = None
-    note: str | None = None
-    sources: list[str] = field(default_factory=list)
-    inputs: list[str] = field(default_factory=list)
-    derived: bool = False
-
-    @property
-    def value_text(self) -> str:
-        if self.value is not None:
-            return self.value.value
-        return " and ".join(f"{BOUND_SYMBOLS[k]} {v}" for k, v in self.bounds.items())
-
-
-def claims(store, about: Iterable[str] | None = None, *, iris: Iterable[str] | None = None) -> list[Claim]:
-    """Claims about the given entities, or the given claims themselves, sorted by property."""
-    if iris is not None:
-        select = "VALUES ?c { " + " ".join(iri_ref(i) for i in iris) + " } ?c hpc:about ?about ."
-    else:
-        select = ("VALUES ?about { " + " ".join(iri_ref(i) for i in about or ()) + " } "
-                  "?c hpc:about ?about .")
-    rows = store.query(f"""
-        SELECT ?c ?about ?p ?v ?bk ?bv ?tier ?rank ?asOf ?note ?src ?input ?derived WHERE {{
-          {select} ?c hpc:property ?p .
-          OPTIONAL {{ ?c hpc:value ?v }}
-          OPTIONAL {{ VALUES ?bk {{ hpc:minExclusive hpc:minInclusive hpc:maxExclusive hpc:maxInclusive }}
-                     ?c ?bk ?bv }}
-          OPTIONAL {{ ?c hpc:tier ?tier }} OPTIONAL {{ ?c hpc:rank ?rank }}
-          OPTIONAL {{ ?c hpc:asOf ?asOf }} OPTIONAL {{ ?c skos:note ?note }}
-          OPTIONAL {{ ?c prov:hadPrimarySource ?src }}
-          OPTIONAL {{ ?c prov:wasDerivedFrom ?input }}
-          BIND(EXISTS {{ ?c a hpc:DerivedClaim }} AS ?derived)
-        }}""")
-    found: dict[str, Claim] = {}
-    for row in rows:
-        iri = row["c"].value
-        claim = found.get(iri)
-        if claim is None:
-            claim = found[iri] = Claim(iri, row["about"].value, row["p"].value, row["v"],
-                                       derived=row["derived"].value == "true")
-        for key, attr in (("tier", "tier"), ("rank", "rank"), ("asOf", "as_of"), ("note", "note")):
-            if row[key] is not None and getattr(claim, attr) is None:
-                setattr(claim, attr, row[key].value)
-        if row["bk"] is not None:
-            claim.bounds[row["bk"].value.rsplit("#", 1)[-1]] = row["bv"].value
-        for key, target in (("src", claim.sources), ("input", claim.inputs)):
-            if row[key] is not None and row[key].value not in target:
-                target.append(row[key].value)
-    return sorted(found.values(), key=lambda c: (c.about, c.property, c.iri))
-
-
 def summary(store, iri: str, base_iri: str) -> dict:
     """The `.json` twin: a plain JSON summary of an entity (no RDF knowledge needed to read it)."""
     kind, slug = urls.split_entity_iri(iri, base_iri) or ("", "")
     types = [row["t"].value for row in store.query(f"SELECT ?t WHERE {{ {iri_ref(iri)} a ?t }}")]
-    own = claims(store, [iri])
+    own = read_claims(store, about=[iri])
     facts: dict[str, list] = {}
     for row in store.query(f"""SELECT ?p ?o WHERE {{ GRAPH <{DERIVED_GRAPH}> {{ {iri_ref(iri)} ?p ?o }}
                                 FILTER(?p != rdf:type) }}"""):
@@ -106,11 +45,22 @@ def summary(store, iri: str, base_iri: str) -> dict:
         "iri": iri, "kind": kind, "slug": slug, "label": label(store, iri), "types": types,
         "facts": facts,
         "claims": [{"iri": c.iri, "about": c.about, "property": c.property,
-                    "value": _plain(c.value) if c.value is not None else None, "bounds": c.bounds,
-                    "tier": c.tier, "rank": c.rank, "asOf": c.as_of, "sources": c.sources,
-                    "derivedFrom": c.inputs} for c in own],
+                    "value": json_value(c.value), "bounds": {k: json_value(v) for k, v in c.bounds.items()},
+                    "tier": c.tier, "rank": c.rank, "asOf": json_value(c.as_of), "sources": list(c.sources),
+                    "derivedFrom": list(c.derived_from)} for c in own],
         "links": {"html": urls.page(kind, slug), **urls.twins(kind, slug)},
     }
+
+
+def json_value(value: object) -> object:
+    """A claim's Python value (hpckg.values) as JSON: numbers as numbers, IRIs, dates and text as strings."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and "." not in str(value) else float(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)
 
 
 def _plain(term: ox.NamedNode | ox.Literal | ox.BlankNode) -> object:

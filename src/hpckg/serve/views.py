@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import pyoxigraph as ox
 from markupsafe import Markup
 
-from hpckg.claims import iri_ref, labels
+from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.model import Link
 from hpckg.page.render import render
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
-from hpckg.serve.entities import Claim, claims
+from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.sparql import json_term_text
+from hpckg.values import Iri
 
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",
               "nt": "application/n-triples", "rdf": "application/rdf+xml"}
@@ -136,19 +138,39 @@ class Views:
                 pass
         return Link(term.value)
 
+    def value_cell(self, claim: Claim, names: dict[str, str]) -> Link:
+        """A claim's value as a cell: an entity linked by its label, a number with thousands separators, a
+        bound as '> 10,000', an unknown value said in words."""
+        if claim.value is None:
+            if claim.bounds:
+                return Link(" and ".join(f"{BOUND_SYMBOLS[k]} {self.value_text(v)}"
+                                         for k, v in claim.bounds.items()))
+            return Link({"some-value": "not named", "no-value": "none"}.get(claim.unknown or "", ""))
+        if isinstance(claim.value, Iri):
+            return self.link(claim.value, names.get(claim.value) or short(claim.value))
+        return Link(self.value_text(claim.value))
+
+    @staticmethod
+    def value_text(value: object) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int | Decimal):
+            return f"{int(value):,}" if value == int(value) else f"{value:,}"
+        return str(value)
+
     def claims_table(self, rows: list[Claim], *, show_about: bool = False) -> ClaimTable:
         names = labels(self.store, [c.property for c in rows] + [c.about for c in rows] + [
-            c.value.value for c in rows if isinstance(c.value, ox.NamedNode)] + [
+            c.value for c in rows if isinstance(c.value, Iri)] + [
             s for c in rows for s in c.sources] + [c.tier or "" for c in rows])
         return ClaimTable([ClaimRow(
             about=self.link(c.about, names.get(c.about)),
             property=names.get(c.property, short(c.property)),
-            value=self.term(c.value, names) if c.value is not None else Link(c.value_text),
+            value=self.value_cell(c, names),
             tier=names.get(c.tier or "", short(c.tier or "")),
             tier_class=(c.tier or "").rsplit("/", 1)[-1],
-            as_of=c.as_of or "",
+            as_of=str(c.as_of) if c.as_of is not None else "",
             sources=[self.link(s, names.get(s) or short(s)) for s in c.sources],
-            no_sources=f"derived from {len(c.inputs)} claims" if c.derived else "",
+            no_sources=f"derived from {len(c.derived_from)} claims" if c.derived else "",
             deprecated=(c.rank or "").endswith("/deprecated"),
             claim=self.link(c.iri, short(c.iri))) for c in rows], show_about)
 
@@ -233,17 +255,17 @@ class Views:
         return {"page": system_page(self.store, iri), "href": self.href}
 
     def site(self, iri: str) -> dict[str, object]:
-        own = claims(self.store, [iri])
+        own = read_claims(self.store, about=[iri])
         systems = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:site ; hpc:value {iri_ref(iri)} ."
             " FILTER NOT EXISTS { ?c hpc:rank rank:deprecated } } ORDER BY ?s")]
         derived = []
         for claim in (c for c in own if c.derived):
-            inputs = claims(self.store, iris=claim.inputs) if claim.inputs else []
+            inputs = read_claims(self.store, iris=claim.derived_from) if claim.derived_from else []
             names = labels(self.store, [claim.property, claim.tier or ""] + [i.tier or "" for i in inputs])
             derived.append(Derived(
                 property=names.get(claim.property, short(claim.property)),
-                value=self.term(claim.value, {}) if claim.value is not None else Link(claim.value_text),
+                value=self.value_cell(claim, {}),
                 weakest=names.get(claim.tier or "", short(claim.tier or "")),
                 tier_class=(claim.tier or "").rsplit("/", 1)[-1], claim=self.link(claim.iri, short(claim.iri)),
                 inputs=self.claims_table(inputs, show_about=True), note=claim.note))
@@ -267,7 +289,7 @@ class Views:
         supplied = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:supplierAtBuild ; "
             f"hpc:value {e_iri} . ?cmp hpc:componentOf ?s }}")]
-        return {"facts": self.claims_table(claims(self.store, [iri])), "rollup": self.links(rollup),
+        return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "rollup": self.links(rollup),
                 "predecessors": self.links(predecessors), "operated": self.links(operated),
                 "sites": self.links(sites), "tickers": tickers, "supplied": self.links(supplied)}
 
@@ -275,14 +297,14 @@ class Views:
         used = [r["s"].value for r in self.select(
             f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:partModel ; "
             f"hpc:value {iri_ref(iri)} . ?cmp hpc:componentOf ?s }}")]
-        return {"facts": self.claims_table(claims(self.store, [iri])), "used": self.links(used)}
+        return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "used": self.links(used)}
 
     def source(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
         meta = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o FILTER(?p != rdf:type) }} ORDER BY ?p")
         names = labels(self.store, [r["p"].value for r in meta] + [
             r["o"].value for r in meta if isinstance(r["o"], ox.NamedNode)])
-        cited = claims(self.store, iris=[r["c"].value for r in self.select(
+        cited = read_claims(self.store, iris=[r["c"].value for r in self.select(
             f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")])
         checks = self.select(f"""SELECT ?chk ?when ?system ?result ?term ?count ?by WHERE {{
             ?chk a hpc:SourceCheck ; prov:used {e_iri} .
@@ -305,7 +327,7 @@ class Views:
             t.value for r in out + inbound for t in r.values() if isinstance(t, ox.NamedNode)])
         return {"properties": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names))
                                for r in out],
-                "claims": self.claims_table(claims(self.store, [iri])),
+                "claims": self.claims_table(read_claims(self.store, about=[iri])),
                 "inbound": [(self.term(r["s"], names), names.get(r["p"].value, short(r["p"].value)))
                             for r in inbound]}
 
