@@ -133,3 +133,10 @@ def test_a_system_without_an_id_gets_an_edition_and_rank_slug(tmp_path):
     subjects = {q.subject.value for q in quads}
     assert "https://w3id.org/hpckg/id/system/top500-2015-06-rank-1" in subjects
     assert "https://w3id.org/hpckg/id/claim/top500-2015-06-rank-1-rmax-2015-06" in subjects
+
+
+def test_reading_a_file_twice_mints_the_same_iris():
+    from hpckg.importers.top500 import read
+
+    path = DATA / "TOP500_199306.xml"
+    assert set(read(path, GRAPH + "1993-06")) == set(read(path, GRAPH + "1993-06"))
