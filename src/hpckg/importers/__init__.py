@@ -12,6 +12,10 @@ A new source is one new module in this package and one row in IMPORTERS. The mod
     def read(path: Path, graph: str) -> Iterable[pyoxigraph.Quad]
                         the file's claims, sources and entities as quads in `graph`, emitted through the
                         claim builder (hpckg.claims); raise hpckg.errors.InputError for an unusable file
+    def select(files: list[Path]) -> list[Path]      (optional)
+                        which of a folder's matching files to read, when a source publishes one graph's
+                        data in several files (TOP500 editions 2011-11 … 2014-11 as both XML and XLS):
+                        return one file per graph key; files named one by one are not filtered
 
 `hpckg.importers.run.import_files` does the rest for every importer: hashing, skipping unchanged files,
 provenance (a prov:Activity that used the file and generated the graph) and the atomic write of the graph
@@ -28,6 +32,7 @@ from hpckg.errors import UnknownNameError
 # name (as typed after `hpckg import`) -> module; the one table of importers.
 IMPORTERS: dict[str, str] = {
     "epoch-hardware": "hpckg.importers.epoch_hardware",
+    "top500": "hpckg.importers.top500",
 }
 
 

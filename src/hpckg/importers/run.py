@@ -66,6 +66,9 @@ def expand(name: str, inputs: Iterable[Path]) -> list[Path]:
     for item in map(Path, inputs):
         if item.is_dir():
             found = sorted({p for pattern in module.PATTERNS for p in item.glob(pattern) if p.is_file()})
+            select = getattr(module, "select", None)
+            if select is not None:
+                found = list(select(found))
             if not found:
                 raise InputError(f"{item}: no file matching {', '.join(module.PATTERNS)} for the {name} "
                                  f"importer; download it from {module.WHERE}")

@@ -1,0 +1,142 @@
+"""`hpckg import top500`: four real editions (1993-06 XML, 2011-11 as XML and XLS, 2019-06 XLS, 2025-06
+XLSX) from ../shared/data imported through the real command into a project copy and built once; the
+tests then read the built graph."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hpckg.importers.run import expand
+from hpckg.importers.top500 import select
+
+from conftest import ROOT, SHARED, run_hpckg, text
+
+DATA = SHARED / "data" / "top500"
+FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
+EDITIONS = ("1993-06", "2011-11", "2019-06", "2025-06")
+GRAPH = "https://w3id.org/hpckg/graph/import/top500/"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    """A project copy with the four editions imported from one folder and built (with validation)."""
+    project = tmp_path_factory.mktemp("top500-project")
+    for folder in ("ontology", "shapes", "queries", "data"):
+        shutil.copytree(ROOT / folder, project / folder)
+    download = project / "download"
+    download.mkdir()
+    for name in FILES:
+        shutil.copy(DATA / name, download / name)
+    imported = run_hpckg("import", "top500", str(download), cwd=project)
+    build = run_hpckg("build", "--quiet", cwd=project, timeout=1200)
+    return {"project": project, "import": text(imported), "import_rc": imported.returncode,
+            "build": text(build), "build_rc": build.returncode}
+
+
+def query(project: Path, sparql: str) -> list[list[str]]:
+    completed = run_hpckg("query", "-e", sparql, "--format", "csv", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    return list(csv.reader(out.splitlines()))[1:]
+
+
+def test_a_folder_gives_one_file_per_edition_and_both_formats_of_2011_11_become_one_graph(built):
+    out, err = built["import"]
+    assert built["import_rc"] == 0, err
+    lines = out.splitlines()
+    assert [line.split()[1] for line in lines if line.startswith("imported")] == [
+        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201906.xls", "TOP500_202506.xlsx"]
+    assert "TOP500_201111.xls" not in out
+
+
+def test_select_keeps_the_xml_where_an_edition_is_also_a_spreadsheet(tmp_path):
+    for name in FILES:
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in select(sorted(tmp_path.iterdir()))] == [
+        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201906.xls", "TOP500_202506.xlsx"]
+    assert [p.name for p in expand("top500", [tmp_path])] == [p.name for p in select(sorted(tmp_path.iterdir()))]
+
+
+def test_the_build_validates_with_no_violations(built):
+    out, err = built["build"]
+    assert built["build_rc"] == 0, out + err
+    assert "violations: 0" in out and "(4 machine-written graphs)" in out
+
+
+def test_every_edition_has_500_ranked_entries_each_citing_its_edition(built):
+    rows = query(built["project"], """
+        SELECT ?edition (COUNT(DISTINCT ?system) AS ?n) (COUNT(DISTINCT ?rank) AS ?ranks) WHERE {
+          ?c a hpc:Claim ; hpc:about ?system ; hpc:property hpc:listRank ; hpc:value ?rank ;
+             hpc:edition ?e ; prov:hadPrimarySource ?source ; hpc:reference/hpc:statedIn ?source .
+          ?e a hpc:ListEdition ; hpc:editionOf ds:top500 ; hpc:slug ?edition .
+          ?source a hpc:Source ; dcterms:publisher orgn:top500 .
+        } GROUP BY ?edition ORDER BY ?edition""")
+    assert rows == [[f"top500-{edition}", "500", "500"] for edition in EDITIONS]
+
+
+def test_rank_1_of_june_2025_is_el_capitan_with_its_rmax_as_a_claim_of_that_edition(built):
+    rows = query(built["project"], """
+        SELECT ?system ?name ?rmax ?when ?locator ?url WHERE {
+          ?r hpc:about ?system ; hpc:property hpc:listRank ; hpc:value 1 ; hpc:edition ds:top500-2025-06 .
+          ?n hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; hpc:edition ds:top500-2025-06 .
+          ?c hpc:about ?system ; hpc:property hpc:rmax ; hpc:value ?rmax ; hpc:edition ds:top500-2025-06 ;
+             hpc:pointInTime ?when ; hpc:tier tier:reported ; hpc:basis basis:imported ;
+             prov:hadPrimarySource src:top500-2025-06 ; hpc:reference/hpc:locator ?locator .
+          src:top500-2025-06 schema:url ?url .
+        }""")
+    assert rows == [["https://w3id.org/hpckg/id/system/top500-180307", "El Capitan", "1742000", "2025-06",
+                     "TOP500_202506.xlsx row 2", "https://top500.org/lists/top500/2025/06/"]]
+    ids = query(built["project"], """
+        SELECT ?id WHERE { ?c hpc:about sys:top500-180307 ; hpc:property hpc:top500SystemId ; hpc:value ?id }""")
+    assert ids == [["180307"]]
+
+
+def test_a_system_in_two_editions_is_one_system_with_two_ranks_and_its_latest_rmax_is_truthy(built):
+    # TX-GAIA (System ID 179603): rank 51 with 3902 TFlop/s in June 2019, rank 241 with 5161 in June 2025.
+    ranks = query(built["project"], """
+        SELECT ?edition ?rank ?rmax WHERE {
+          ?c hpc:about sys:top500-179603 ; hpc:property hpc:listRank ; hpc:value ?rank ; hpc:edition ?e .
+          ?m hpc:about sys:top500-179603 ; hpc:property hpc:rmax ; hpc:value ?rmax ; hpc:edition ?e .
+          ?e hpc:slug ?edition } ORDER BY ?edition""")
+    assert ranks == [["top500-2019-06", "51", "3902"], ["top500-2025-06", "241", "5161"]]
+    systems = query(built["project"], """
+        SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?c hpc:property hpc:top500SystemId ; hpc:value "179603" ;
+          hpc:about ?s }""")
+    assert systems == [["1"]]
+    truthy = query(built["project"], "SELECT ?rmax WHERE { sys:top500-179603 hpc:rmax ?rmax }")
+    assert truthy == [["5161"]]
+
+
+def test_claim_iris_come_from_what_they_state_so_reimporting_gives_the_same_graph(built, tmp_path):
+    project = built["project"]
+    before = (project / ".hpckg" / "graphs" / "import" / "top500" / "2019-06.nq").read_text(encoding="utf-8")
+    assert "<https://w3id.org/hpckg/id/claim/top500-179603-list-rank-2019-06>" in before
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(DATA / "TOP500_201906.xls", again / "TOP500_201906.xls")
+    # Importing the same file again is a no-op that keeps the graph (and so its claim IRIs) as they were.
+    completed = run_hpckg("import", "top500", str(again), cwd=project)
+    assert completed.returncode == 0 and text(completed)[0].startswith("unchanged TOP500_201906.xls")
+
+
+def test_a_system_without_an_id_gets_an_edition_and_rank_slug(tmp_path):
+    from hpckg.importers.top500 import read
+    from hpckg.importers.top500_files import read_entries
+
+    path = DATA / "TOP500_201506.xls"
+    assert read_entries(path)[0].system_id is None
+    quads = list(read(path, GRAPH + "2015-06"))
+    subjects = {q.subject.value for q in quads}
+    assert "https://w3id.org/hpckg/id/system/top500-2015-06-rank-1" in subjects
+    assert "https://w3id.org/hpckg/id/claim/top500-2015-06-rank-1-rmax-2015-06" in subjects
+
+
+def test_reading_a_file_twice_mints_the_same_iris():
+    from hpckg.importers.top500 import read
+
+    path = DATA / "TOP500_199306.xml"
+    assert set(read(path, GRAPH + "1993-06")) == set(read(path, GRAPH + "1993-06"))
