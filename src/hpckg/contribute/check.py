@@ -15,13 +15,7 @@ from hpckg import paths
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.edits import check_edits
-from hpckg.datafiles.filecheck import (
-    ParsedFile,
-    check_directives,
-    check_file_name,
-    check_terms,
-    read_and_parse,
-)
+from hpckg.datafiles.filecheck import ParsedFile, check_file
 from hpckg.datafiles.report import CheckReport
 from hpckg.namespaces import hpc
 from hpckg.store import Store
@@ -46,12 +40,9 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     parsed: list[ParsedFile] = []
     for path in files:
         before = len(report.errors)
-        result = read_and_parse(path, report)
+        result = check_file(path, report)
         if result is None:
             continue
-        check_directives(result, report)
-        check_file_name(result, report)
-        check_terms(result, report)
         _count_additions(result, report)
         if len(report.errors) == before:
             parsed.append(result)

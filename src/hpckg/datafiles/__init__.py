@@ -21,13 +21,7 @@ import pyoxigraph as ox
 
 from hpckg import project
 from hpckg.claims import shorten
-from hpckg.datafiles.filecheck import (
-    ParsedFile,
-    check_directives,
-    check_file_name,
-    check_terms,
-    read_and_parse,
-)
+from hpckg.datafiles.filecheck import ParsedFile, check_file
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.namespaces import hpc
@@ -66,13 +60,9 @@ def check_data_files(files: Iterable[Path]) -> CheckReport:
     report = CheckReport(files=[str(f) for f in files])
     parsed: list[ParsedFile] = []
     for path in files:
-        result = read_and_parse(path, report)
-        if result is None:
-            continue
-        check_directives(result, report)
-        check_file_name(result, report)
-        check_terms(result, report)
-        parsed.append(result)
+        result = check_file(path, report)
+        if result is not None:
+            parsed.append(result)
     owners = owners_of_terms()
     for item in parsed:
         for quad in item.quads:

@@ -96,6 +96,17 @@ def defined_terms() -> frozenset[str]:
     return frozenset(terms)
 
 
+def check_file(path: Path, report: CheckReport) -> ParsedFile | None:
+    """Every file-level rule on one file: read and parse it, then its directives, name and terms. None when
+    it could not be read or parsed (the problem is in the report)."""
+    parsed = read_and_parse(path, report)
+    if parsed is not None:
+        check_directives(parsed, report)
+        check_file_name(parsed, report)
+        check_terms(parsed, report)
+    return parsed
+
+
 def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
     """Stage one: the path is a regular Turtle file of sensible size, UTF-8 without a BOM, and parses. None
     when it does not (the problem is in the report)."""
