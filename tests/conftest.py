@@ -55,6 +55,20 @@ def text(completed: subprocess.CompletedProcess) -> tuple[str, str]:
     return completed.stdout.decode("utf-8", "replace"), completed.stderr.decode("utf-8", "replace")
 
 
+def copy_project(target: Path) -> Path:
+    """A second project: the ontology, shapes, queries and curated data of this checkout, so imports and
+    builds write into it and not into the checkout."""
+    for folder in ("ontology", "shapes", "queries", "data"):
+        shutil.copytree(ROOT / folder, target / folder)
+    return target
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A copy of this project in a temporary folder (see copy_project)."""
+    return copy_project(tmp_path)
+
+
 @pytest.fixture(scope="session")
 def built_store(tmp_path_factory) -> Path:
     """A store built once per test session by the real `hpckg build` command."""

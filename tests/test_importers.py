@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import shutil
 from pathlib import Path
 
 import pytest
 
 from hpckg.importers import IMPORTERS, importer
 
-from conftest import ROOT, SHARED, run_hpckg, text
+from conftest import SHARED, run_hpckg, text
 
 HARDWARE = SHARED / "data" / "epoch-ai" / "ml_hardware.csv"
 GRAPH = "https://w3id.org/hpckg/graph/import/epoch-hardware/ml-hardware"
-
-
-@pytest.fixture
-def project(tmp_path) -> Path:
-    """A copy of this project, so imports and builds write into it and not into the checkout."""
-    for folder in ("ontology", "shapes", "queries", "data"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    return tmp_path
 
 
 def graph_file(project: Path) -> Path:

@@ -14,16 +14,9 @@ import pytest
 
 from hpckg import project
 
-from conftest import ROOT, run_hpckg, text
+from conftest import ROOT, copy_project, run_hpckg, text
 
 KALOS = "data/ttl/systems/kalos.ttl"
-
-
-def copy_project(target: Path) -> Path:
-    """A second project: the ontology, shapes, queries and curated data of this checkout."""
-    for folder in ("ontology", "shapes", "queries", "data"):
-        shutil.copytree(ROOT / folder, target / folder)
-    return target
 
 
 @pytest.fixture(scope="module")

@@ -31,13 +31,6 @@ def codes(report: dict) -> set[str]:
     return {problem["code"] for problem in report["problems"]}
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    for folder in ("ontology", "shapes", "queries", "data"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    return tmp_path
-
-
 @pytest.mark.parametrize("name", ["my frontier.ttl", "frontier{1}.ttl", "fröntier.ttl"])
 def test_file_names_with_spaces_braces_or_accents_are_checked(tmp_path, name):
     path = tmp_path / name

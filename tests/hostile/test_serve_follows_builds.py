@@ -5,10 +5,8 @@ query worker was killed for running past the time limit and respawned."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import httpx
-import pytest
 
 from serve_live import start_server
 
@@ -17,13 +15,6 @@ from conftest import ROOT, run_hpckg, text
 FRONTIER = ROOT / "tests" / "contributions" / "good" / "frontier.ttl"
 ASK_FRONTIER = "ASK { sys:frontier a hpc:System }"
 SLOW = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g LIMIT 1"
-
-
-@pytest.fixture
-def project(tmp_path) -> Path:
-    for folder in ("ontology", "shapes", "queries", "data"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    return tmp_path
 
 
 def ask(client: httpx.Client, url: str) -> bool:
