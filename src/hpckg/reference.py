@@ -40,6 +40,9 @@ KINDS = {
 JOINT_SEPARATORS = (" / ", "/", " & ", " and ", ", ")
 
 
+_CACHE: dict[str, tuple[tuple, Reference]] = {}
+
+
 @dataclass
 class Reference:
     """Names -> IRIs per kind, read from the curated data files."""
@@ -77,9 +80,15 @@ class Reference:
 
     @classmethod
     def of_project(cls) -> Reference:
-        """The reference data of the current project: every Turtle file in its data folders."""
+        """The reference data of the current project: every Turtle file in its data folders (read again only
+        when a file was added, removed or changed, so importers may ask once per file they read)."""
         here = project.current()
-        return cls.from_files(p for folder in here.data for p in folder.rglob("*.ttl") if p.is_file())
+        files = sorted(p for folder in here.data for p in folder.rglob("*.ttl") if p.is_file())
+        stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+        cached = _CACHE.get(str(here.root))
+        if cached is None or cached[0] != stamp:
+            cached = _CACHE[str(here.root)] = (stamp, cls.from_files(files))
+        return cached[1]
 
     def find(self, kind: str, name: str | None) -> str | None:
         """The one entity of `kind` that `name` names, or None (unknown, or ambiguous)."""

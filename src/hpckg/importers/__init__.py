@@ -12,6 +12,10 @@ A new source is one new module in this package and one row in IMPORTERS. The mod
     def read(path: Path, graph: str) -> Iterable[pyoxigraph.Quad]
                         the file's claims, sources and entities as quads in `graph`, emitted through the
                         claim builder (hpckg.claims); raise hpckg.errors.InputError for an unusable file
+    USES_REFERENCE: bool                              (optional, default False)
+                        True when read() maps names to curated entities through hpckg.reference; the
+                        reference data's digest is then recorded with the graph, and a change to it redoes
+                        the import as a changed file does
     def select(files: list[Path]) -> list[Path]      (optional)
                         which of a folder's matching files to read, when a source publishes one graph's
                         data in several files (TOP500 editions 2011-11 … 2014-11 as both XML and XLS):
