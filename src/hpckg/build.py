@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import datafiles, machinegraphs, paths, project
+from hpckg import datafiles, formats, machinegraphs, paths, project
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
@@ -80,17 +80,23 @@ def source_files(extra: Iterable[Path] = ()) -> list[Path]:
 
 
 def load_files(store: AnyStore, files: list[Path], progress: Progress | None = None) -> int:
-    """Parse every file first (reporting all syntax errors at once), then load each into its named graph."""
-    parsed, errors = [], []
+    """Load every file into its named graph; returns how many quads the store gained.
+
+    People's files are parsed first, all of them, so that every syntax error is reported at once; they are
+    read only from inside the project and only up to a size no hand-written file reaches. Machine-written
+    graphs (imports, source checks: hpckg's own N-Quads output, millions of quads) are streamed with
+    Oxigraph's bulk loader instead of being parsed into Python objects: 10x faster and in constant memory.
+    A failure part-way leaves only the new generation half-filled, which the build then discards.
+    """
     here = project.current()
-    for path in files:
-        machine = machinegraphs.is_machine_written(path)
+    machine = [p for p in files if machinegraphs.is_machine_written(p)]
+    people = [p for p in files if not machinegraphs.is_machine_written(p)]
+    parsed, errors = [], []
+    for path in people:
         in_project = Path(path).absolute().is_relative_to(here.root)
         try:
-            # People's files are read only from inside the project and only up to a size no hand-written file
-            # reaches; machine-written graphs are hpckg's own output.
-            parsed.append((path, parse_file(path, limit=None if machine else MAX_DATA_FILE_BYTES,
-                                            inside=here.graphs if machine else here.root if in_project else None)))
+            parsed.append((path, parse_file(path, limit=MAX_DATA_FILE_BYTES,
+                                            inside=here.root if in_project else None)))
         except RdfSyntaxError as error:
             errors.append(error)
     if errors:
@@ -98,14 +104,23 @@ def load_files(store: AnyStore, files: list[Path], progress: Progress | None = N
             errors[0].path, errors[0].line, errors[0].column,
             errors[0].message + f" (and {len(errors) - 1} more files with syntax errors: "
             + ", ".join(e.path for e in errors[1:]) + ")")
-    total = 0
-    for index, (path, quads) in enumerate(parsed, start=1):
-        # Machine-written graphs keep the graph names hpckg gave them; every other file is its own graph.
-        graph = None if machinegraphs.is_machine_written(path) else graph_for(paths.relative_name(path))
-        total += store.load_quads(quads, graph=graph)
-        if progress and (index % 25 == 0 or index == len(parsed)):
-            progress(f"loaded {index}/{len(parsed)} files ({total} triples)")
-    return total
+    before = store.triple_count()
+    for path, quads in parsed:
+        # Every file people wrote is its own graph, named after its path in the project.
+        store.load_quads(quads, graph=graph_for(paths.relative_name(path)))
+    if progress and parsed:
+        progress(f"loaded {len(parsed)} data files")
+    for index, path in enumerate(machine, start=1):
+        # Machine-written graphs keep the graph names hpckg gave them, and live only in the graphs folder.
+        if not Path(path).resolve().is_relative_to(here.graphs.resolve()):
+            raise RdfSyntaxError(str(path), None, None, f"machine-written graphs are read only from {here.graphs}")
+        if isinstance(store, Store):
+            store.bulk_load(path, format=formats.rdf_format("nq"))
+        else:
+            store.load_quads(parse_file(path, inside=here.graphs))
+        if progress and (index % 10 == 0 or index == len(machine)):
+            progress(f"loaded {index}/{len(machine)} machine-written graphs")
+    return store.triple_count() - before
 
 
 def rule_files() -> list[Path]:
