@@ -44,6 +44,10 @@ class Reference:
     retrieved: AsOf | None = None
     quote: str | None = None
     certainty: str | None = None
+    key: str | None = None  # names the reference node (ref:<claim>-<key>) instead of its position; a claim
+    #                         stated by several graphs (one per list edition) keys each graph's reference apart
+    iri: str | None = None  # a reference node shared by many claims (every claim read from one row of a
+    #                         list): claim_quads then writes only the link, reference_quads writes the node once
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,8 @@ def make_claim(about: str, property: str, value: Value | None = None, *, tier: s
         edition=None if edition is None else _ref(edition, "dataset"), unknown=unknown,
         deprecation_reason=_concept(deprecation_reason, t.DEPRECATION_REASON),
         references=tuple(Reference(_ref(r.source, "source"), r.locator,
-                                   None if r.retrieved is None else parse_date(r.retrieved), r.quote, r.certainty)
+                                   None if r.retrieved is None else parse_date(r.retrieved), r.quote, r.certainty,
+                                   r.key, r.iri)
                          for r in references))
 
 
@@ -325,7 +330,10 @@ def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Qu
         kind = t.SOME_VALUE_CLAIM if claim.unknown == "some-value" else t.NO_VALUE_CLAIM
         quads.append(ox.Quad(s, _P["type"], ox.NamedNode(kind), g))
     for number, reference in enumerate(claim.references, start=1):
-        quads += reference_quads(claim.iri, number, reference, graph=graph, language=language)
+        if reference.iri is not None:
+            quads.append(ox.Quad(s, _P["reference"], ox.NamedNode(reference.iri), g))
+        else:
+            quads += reference_quads(claim.iri, reference.key or number, reference, graph=graph, language=language)
     if claim.note:
         quads.append(ox.Quad(s, _P["note"], ox.Literal(claim.note, language=language), g))
     for name, iris in (("source", claim.sources), ("supersededBy", claim.superseded_by),
@@ -334,17 +342,19 @@ def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Qu
     return quads
 
 
-def reference_iri(claim_iri: str, number: int) -> str:
-    """ref:<claim slug>-<n>, the IRI of a claim's n-th reference."""
+def reference_iri(claim_iri: str, number: int | str) -> str:
+    """ref:<claim slug>-<n>, the IRI of a claim's n-th reference (or of its reference keyed `number`)."""
     return entity("reference", f"{slug_of(claim_iri)}-{number}")
 
 
-def reference_quads(claim_iri: str, number: int, reference: Reference, *, graph: str,
+def reference_quads(claim_iri: str | None, number: int | str, reference: Reference, *, graph: str,
                     language: str = "en") -> list[ox.Quad]:
-    """The claim's hpc:reference to an hpc:Reference node and that node's details."""
-    g, claim, s = ox.NamedNode(graph), ox.NamedNode(claim_iri), ox.NamedNode(reference_iri(claim_iri, number))
-    quads = [ox.Quad(claim, _P["reference"], s, g),
-             ox.Quad(s, _P["type"], ox.NamedNode(t.REFERENCE), g),
+    """The claim's hpc:reference to an hpc:Reference node and that node's details (with claim_iri None and
+    reference.iri given: only the node, which claims share)."""
+    g = ox.NamedNode(graph)
+    s = ox.NamedNode(reference.iri or reference_iri(claim_iri or "", number))
+    quads = [] if claim_iri is None else [ox.Quad(ox.NamedNode(claim_iri), _P["reference"], s, g)]
+    quads += [ox.Quad(s, _P["type"], ox.NamedNode(t.REFERENCE), g),
              ox.Quad(s, _P["statedIn"], ox.NamedNode(_ref(reference.source, "source")), g)]
     if reference.locator:
         quads.append(ox.Quad(s, _P["locator"], ox.Literal(reference.locator), g))

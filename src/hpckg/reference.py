@@ -13,6 +13,7 @@ names (a new alias) makes the next import redo the graphs that used them, as a c
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -97,7 +98,7 @@ class Reference:
         found = self.by_kind.get(kind, {}).get(name_key(name), set())
         return next(iter(found)) if len(found) == 1 else None
 
-    def find_all(self, kind: str, name: str | None) -> list[str]:
+    def find_all(self, kind: str, name: str | None, when: dt.date | None = None) -> list[str]:
         """The entities a name means: the whole name's, else each part's of a joint name ("A / B"), in order.
         Empty when the whole name or any part is unknown, so a half-known joint name is never half-mapped."""
         whole = self.find(kind, name)

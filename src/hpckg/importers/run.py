@@ -123,7 +123,8 @@ def import_file(name: str, path: Path) -> ImportResult:
     key = module.graph_key(path)
     graph, target = graph_iri(name, key), graph_file("import", name, key)
     sha = sha256_of(path)
-    header = {"sha256": sha, "hpckg": __version__}
+    # The importer's own code is an input too: a fixed importer redoes its graphs without a version bump.
+    header = {"sha256": sha, "hpckg": __version__, "importer": sha256_of(Path(module.__file__))[:16]}
     if getattr(module, "USES_REFERENCE", False):
         # The graph depends on the curated names too (hpckg.reference): a new alias redoes it.
         header["reference"] = Reference.of_project().digest

@@ -1,31 +1,40 @@
 """The TOP500 list (top500.org): one named graph per edition ("2019-06"), one system entity per machine.
 
 Files are read by hpckg.importers.top500_files (XML 1993-06 … 2014-11, XLS 2011-11 … 2019-11, XLSX from
-2020-06; figures in TFlop/s and kW). Per edition the graph holds the edition (an hpc:ListEdition,
-ds:top500-2019-06, edition of ds:top500), its source (src:top500-2019-06, a dataset release published by
-orgn:top500) and per entry a system with these claims, each at tier reported, basis imported, with
-`hpc:pointInTime` and `hpc:edition` the edition and a reference locating the row in the file:
-listRank, rmax, rpeak, cores, powerKW (where given), name (where the list gives one), top500SystemId
-(where the file has one) and a some-value operator (the list names a site, not an operator; the shapes
-require every system to say something about its operator).
+2020-06; figures converted to TFlop/s and kW). Every claim is tier reported, basis imported, and cites the
+edition's source (src:top500-2019-06, "TOP500 list, June 2019", published by orgn:top500) with a reference
+locating the row in the file. Two kinds of claim:
 
-Identity. A system's slug is `top500-<System ID>`, so one machine across editions is one entity with one
-claim per edition (claim IRIs are system + property + edition, so re-importing rewrites the same claims).
-The spreadsheets of 2015-06 … 2017-06 have no System ID: their entries are `top500-<edition>-rank-<n>`,
-one entity per entry, not yet linked to the machine's other records (a documented gap; `Previous Rank`
-could link them to the edition before).
+- **Per-edition entries** (rank, Rmax, Rpeak, Nmax, HPCG, power, cores, accelerator cores, GF/W): one
+  claim per edition, `hpc:pointInTime` and `hpc:edition` the edition, IRI system + property + edition.
+- **Values the list repeats** (name, site, country, segment, year, manufacturer, processor, accelerator,
+  interconnect, System ID): one claim per distinct value, its IRI minted from system + property + the
+  value itself, so each edition's graph states the same claim again with its own source, `hpc:edition`
+  and reference (keyed by the edition). In the union of graphs a name listed in twenty editions is one
+  claim with twenty sources, and the XML and the spreadsheet of one edition give the same claims. A value
+  that changed (a site renamed, Cray Inc. listed as HPE) is a second claim; the two never share an edition,
+  so they do not disagree (shapes/claims.ttl, disagreeing-normal-claims), and the latest is truthy.
 
-One file per edition. 2011-11 … 2014-11 exist as both XML and XLS. `select` keeps the XML of those
-editions when a folder holds both: the XLS of those years has no System ID column, so it would cut those
-eight editions off from the machines' other records, and every column this importer reads is in the XML.
-(The XLS has more columns — segment, processor, interconnect — which a later importer may merge by rank.)
+Entities. Sites are `site:top500-site-<Site ID>` (or from the site's name where the file has no ID);
+countries come from data/ttl/countries.ttl and manufacturers from the organisations' names in data/ttl
+(hpckg.reference, dated: "SGI" in 1998 is Silicon Graphics): a name no curated entity answers to becomes an
+organisation or part of its own in the graph (`orgn:top500-maker-<slug>`, `part:top500-<slug>`), listed by
+the import summary. The manufacturer is the supplier of an integrator component; processor, accelerator and
+interconnect are components whose part model is named by the list's text. "Self-made" names no supplier.
 
-Not yet imported: country (the graph has few country entities; the list's names need a mapping), site and
-manufacturer as organisations (their strings vary over thirty years and need normalising first).
+Identity: hpckg.importers.top500_identity (System ID from the file, or recovered from the same edition's
+XML, the Previous Rank chain or the next edition; the basis is kept in each entry's rank-claim note).
+
+One file per edition. 2011-11 … 2014-11 exist as XML and XLS: `select` keeps the XML (it has the System
+ID), and the XML entries are completed with the columns only the spreadsheet has (processor, interconnect,
+accelerator, segment, accelerator cores, GF/W), matched by rank and checked by site or computer.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -38,22 +47,37 @@ from hpckg.claims import (
     external_id_claim,
     list_edition_quads,
     make_claim,
+    reference_quads,
     some_value_claim,
     source_quads,
 )
-from hpckg.importers.top500_files import Entry, edition_of, read_entries
+from hpckg.importers.top500_files import Entry, edition_of
+from hpckg.importers.top500_identity import Identity, _same, entries_of, identities_for
+from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
-from hpckg.values import YearMonth
+from hpckg.reference import Reference as Names
+from hpckg.terms import SKOS_ALT_LABEL
+from hpckg.values import Iri, Value, Year, YearMonth
 
 TITLE = "The TOP500 list (top500.org), one file per edition"
 WHERE = "https://top500.org/lists/top500/ (TOP500_YYYYMM.xml / .xls / .xlsx)"
 PATTERNS = ("TOP500_*.xml", "TOP500_*.xls", "TOP500_*.xlsx")
+USES_REFERENCE = True
 
 LIST = "top500"
 PUBLISHER = "top500"
 MONTHS = {"06": "June", "11": "November"}
 # The format kept when one edition is present in several: XML first (it carries the System ID), see above.
 PREFERENCE = {".xml": 0, ".xls": 1, ".xlsx": 2}
+NO_SUPPLIER = {"selfmade", "self-made"}  # the site built it itself: no supplier to name
+# Per-edition figures: Entry field -> claim property.
+PER_EDITION = (("rank", "listRank"), ("rmax_tflops", "rmax"), ("rpeak_tflops", "rpeak"), ("nmax", "nmax"),
+               ("hpcg_tflops", "hpcg"), ("power_kw", "powerKW"), ("cores", "cores"),
+               ("accelerator_cores", "acceleratorCores"), ("gflops_per_watt", "gflopsPerWatt"))
+# Columns only the spreadsheets of 2011-11 … 2014-11 have, merged into the XML entries of those editions.
+SHEET_ONLY = ("name", "segment", "accelerator_cores", "gflops_per_watt", "processor", "accelerator",
+              "interconnect", "hpcg_tflops", "first_appearance", "first_rank", "previous_rank")
+COMPONENTS = (("processor", "cpu"), ("accelerator", "accelerator"), ("interconnect", "interconnect"))
 
 
 def graph_key(path: Path) -> str:
@@ -75,10 +99,38 @@ def edition_label(edition: str) -> str:
     return f"{MONTHS.get(month, month)} {year}"
 
 
-def system_slug(entry: Entry) -> str:
-    if entry.system_id and entry.system_id.isdigit():
-        return f"top500-{entry.system_id}"
-    return f"top500-{entry.edition}-rank-{entry.rank}" if entry.rank else f"top500-{entry.edition}-row-{entry.row}"
+def value_key(value: Value) -> str:
+    """A short, stable digest of a value, for the IRI of a claim that states it."""
+    return hashlib.sha256(repr(value).encode("utf-8")).hexdigest()[:12]
+
+
+def _slug(text: str, prefix: str) -> str:
+    try:
+        return f"{prefix}-{slugify(text)}"[:120].rstrip("-")
+    except SlugError:
+        return f"{prefix}-{value_key(text)}"
+
+
+def merged_entries(path: Path) -> list[Entry]:
+    """The file's entries; an XML edition that also exists as a spreadsheet gets the spreadsheet's columns."""
+    entries = list(entries_of(path))
+    if path.suffix.lower() != ".xml":
+        return entries
+    sheets = [p for p in path.parent.glob(f"{path.stem}.xls*") if p.suffix.lower() in (".xls", ".xlsx")]
+    if not sheets:
+        return entries
+    by_rank: dict[int, list[Entry]] = {}
+    for row in entries_of(sheets[0]):
+        by_rank.setdefault(row.rank, []).append(row)
+    merged = []
+    for entry in entries:
+        twin = next((row for row in by_rank.get(entry.rank, []) if _same(row, entry)), None)
+        if twin is not None:
+            extra = {name: getattr(twin, name) for name in SHEET_ONLY
+                     if getattr(entry, name) in (None, "") and getattr(twin, name) not in (None, "")}
+            entry = dataclasses.replace(entry, **extra)
+        merged.append(entry)
+    return merged
 
 
 def read(path: Path, graph: str) -> Iterator[ox.Quad]:
@@ -93,38 +145,136 @@ def read(path: Path, graph: str) -> Iterator[ox.Quad]:
     yield from source_quads(source, title=f"TOP500 list, {edition_label(edition)}", kind="dataset-release",
                             url=f"https://top500.org/lists/top500/{year}/{month:02d}/", publisher=PUBLISHER,
                             issued=when, graph=graph)
-    row_word = "site" if path.suffix.lower() == ".xml" else "row"
-    seen: set[str] = set()
-    for entry in read_entries(path):
-        slug = system_slug(entry)
-        # Two entries of one edition with one System ID (or rank) stay apart: the second one's claims and
-        # entity are qualified by its row, so they never collide with the first's.
-        qualifier = edition if slug not in seen else f"{edition}-row-{entry.row}"
-        if slug in seen:
-            slug = f"top500-{edition}-row-{entry.row}"
-        seen.add(slug)
-        yield from entry_quads(entry, slug, qualifier, source, when, f"{path.name} {row_word} {entry.row}", graph)
+    context = EditionContext(path, edition, source, when, graph)
+    for entry in merged_entries(path):
+        yield from context.entry_quads(entry)
 
 
-def entry_quads(entry: Entry, slug: str, qualifier: str, source: str, when: YearMonth, locator: str,
-                graph: str) -> Iterator[ox.Quad]:
-    system = entity("system", slug)
-    reference = [Reference(source, locator=locator)]
-    common = dict(tier="reported", basis="imported", point_in_time=when, edition=source, references=reference,
-                  qualifier=qualifier)
-    label = f"TOP500 system {entry.system_id}" if slug == f"top500-{entry.system_id}" else \
-        f"TOP500 {entry.edition} rank {entry.rank}"
-    alt = [entry.name] if entry.name else []
-    if entry.computer:
-        alt.append(f"{entry.computer} ({entry.site})" if entry.site else entry.computer)
-    yield from entity_quads("system", slug, label=label, alt_labels=alt, graph=graph)
-    for prop, value in (("listRank", entry.rank or None), ("rmax", entry.rmax_tflops),
-                        ("rpeak", entry.rpeak_tflops), ("cores", entry.cores), ("powerKW", entry.power_kw),
-                        ("name", entry.name)):
-        if value is not None:
-            yield from claim_quads(make_claim(system, prop, value, **common), graph=graph)
-    if slug == f"top500-{entry.system_id}":
-        # One ID claim per edition too: each edition's graph cites its own source.
-        yield from claim_quads(external_id_claim(system, "top500SystemId", entry.system_id, **common), graph=graph)
-    note = f"The list names the site ({entry.site}), not an operator." if entry.site else None
-    yield from claim_quads(some_value_claim(system, "operator", note=note, **common), graph=graph)
+class EditionContext:
+    """What every entry of one edition file shares, and the entities it has already written."""
+
+    def __init__(self, path: Path, edition: str, source: str, when: YearMonth, graph: str):
+        self.path, self.edition, self.source, self.when, self.graph = path, edition, source, when, graph
+        self.date = dt.date(when.year, when.month, 1)
+        self.names = Names.of_project()
+        self.identities = identities_for(path)
+        self.row_word = "site" if path.suffix.lower() == ".xml" else "row"
+        self.written: set[str] = set()  # entity IRIs already written into this graph
+        self.seen: set[str] = set()  # system slugs of this edition
+
+    def system_slug(self, entry: Entry) -> tuple[str, Identity | None]:
+        identity = self.identities.of(entry, self.path)
+        if identity is not None:
+            slug = f"top500-{identity.system_id}"
+        elif entry.rank:
+            slug = f"top500-{entry.edition}-rank-{entry.rank}"
+        else:
+            slug = f"top500-{entry.edition}-row-{entry.row}"
+        if slug in self.seen:
+            # Two entries of one edition with one System ID stay apart: the second is its own entity.
+            slug, identity = f"top500-{entry.edition}-row-{entry.row}", None
+        self.seen.add(slug)
+        return slug, identity
+
+    def entry_quads(self, entry: Entry) -> Iterator[ox.Quad]:
+        slug, identity = self.system_slug(entry)
+        system = entity("system", slug)
+        # One reference node per row of the file, which every claim read from that row points at.
+        reference = Reference(self.source, locator=f"{self.path.name} {self.row_word} {entry.row}",
+                              iri=entity("reference", f"top500-{self.edition}-{self.row_word}-{entry.row}"))
+        yield from reference_quads(None, 0, reference, graph=self.graph)
+        common = dict(tier="reported", basis="imported", edition=self.source, references=[reference])
+        label = f"TOP500 system {identity.system_id}" if identity else f"TOP500 {entry.edition} rank {entry.rank}"
+        alt = [entry.name] if entry.name else []
+        if entry.computer:
+            alt.append(f"{entry.computer} ({entry.site})" if entry.site else entry.computer)
+        yield from entity_quads("system", slug, label=label, alt_labels=alt, graph=self.graph)
+
+        def repeated(prop: str, value: Value, subject: str = system, note: str | None = None) -> list[ox.Quad]:
+            claim = make_claim(subject, prop, value, qualifier=value_key(value), note=note, **common)
+            return claim_quads(claim, graph=self.graph)
+
+        for field, prop in PER_EDITION:
+            value = getattr(entry, field)
+            if value is None or (field == "rank" and not value):
+                continue
+            note = None
+            if field == "rank" and identity is not None and identity.basis != "file":
+                note = (f"Tied to TOP500 System ID {identity.system_id} by {identity.basis} "
+                        f"({identity.via}); this edition's file has no System ID.")
+            claim = make_claim(system, prop, value, point_in_time=self.when, qualifier=self.edition, note=note,
+                               **common)
+            yield from claim_quads(claim, graph=self.graph)
+        if identity is not None:
+            yield from claim_quads(external_id_claim(system, "top500SystemId", identity.system_id, **common),
+                                   graph=self.graph)
+        if entry.name:
+            yield from repeated("name", entry.name)
+        if entry.segment:
+            yield from repeated("segment", entry.segment)
+        if entry.year:
+            yield from repeated("operationalSince", Year(entry.year),
+                                note="The list's Year: when the system was installed or last upgraded.")
+        if entry.site:
+            yield from self.site_quads(entry)
+            yield from repeated("site", Iri(self.site_iri(entry)))
+        country = self.names.find("country", entry.country)
+        if country:
+            yield from repeated("country", Iri(country))
+        note = f"The list names the site ({entry.site}), not an operator." if entry.site else None
+        yield from claim_quads(some_value_claim(system, "operator", note=note, qualifier="unknown", **common),
+                               graph=self.graph)
+        yield from self.integrator_quads(entry, slug, repeated)
+        for field, role in COMPONENTS:
+            text = getattr(entry, field)
+            if text:
+                component = self.component(slug, role)
+                yield from self.once(component, lambda c=component, r=role: entity_quads(
+                    "component", c.rsplit("/", 1)[-1], label=f"{label} {r}", component_of=system, role=r,
+                    graph=self.graph))
+                part = self.names.find("part", text) or entity("part", _slug(text, "top500"))
+                yield from self.once(part, lambda p=part, t=text: entity_quads(
+                    "part", p.rsplit("/", 1)[-1], label=t, graph=self.graph))
+                yield from repeated("partModel", Iri(part), subject=component)
+
+    def integrator_quads(self, entry: Entry, slug: str, repeated) -> Iterator[ox.Quad]:
+        maker = entry.manufacturer
+        if not maker or maker.replace(" ", "").lower() in NO_SUPPLIER:
+            return
+        organisations = self.names.find_all("org", maker, when=self.date)
+        if not organisations:
+            organisations = [entity("org", _slug(maker, "top500-maker"))]
+            yield from self.once(organisations[0], lambda: entity_quads(
+                "org", organisations[0].rsplit("/", 1)[-1], label=maker, graph=self.graph))
+        component = self.component(slug, "integrator")
+        yield from self.once(component, lambda: entity_quads(
+            "component", component.rsplit("/", 1)[-1], label=f"{slug} integrator",
+            component_of=entity("system", slug), role="integrator", graph=self.graph))
+        for organisation in organisations:
+            yield from repeated("supplierAtBuild", Iri(organisation), subject=component,
+                                note=f"Listed as manufacturer: {maker}.")
+
+    def component(self, slug: str, role: str) -> str:
+        return entity("component", f"{slug}-{role}")
+
+    def site_iri(self, entry: Entry) -> str:
+        if entry.site_id and entry.site_id.isdigit():
+            return entity("site", f"top500-site-{entry.site_id}")
+        return entity("site", _slug(entry.site, "top500-site"))
+
+    def site_quads(self, entry: Entry) -> Iterator[ox.Quad]:
+        # One Site ID carries several names, even within one edition ("IT Service Provider" is many sites):
+        # the label stays put and every name is an alternative label, for search.
+        site = self.site_iri(entry)
+        slug = site.rsplit("/", 1)[-1]
+        label = f"TOP500 site {entry.site_id}" if slug.startswith("top500-site-") and entry.site_id else entry.site
+        yield from self.once(site, lambda: entity_quads("site", slug, label=label, alt_labels=[entry.site],
+                                                        graph=self.graph))
+        yield from [ox.Quad(ox.NamedNode(site), ox.NamedNode(SKOS_ALT_LABEL), ox.Literal(entry.site, language="en"),
+                            ox.NamedNode(self.graph))]
+
+    def once(self, iri: str, make) -> list[ox.Quad]:
+        if iri in self.written:
+            return []
+        self.written.add(iri)
+        return make()
