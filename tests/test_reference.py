@@ -1,5 +1,6 @@
 """Which entity a dataset's name means comes from the curated files' names (hpckg.reference)."""
 
+import datetime as dt
 from pathlib import Path
 
 from hpckg.reference import Reference
@@ -40,3 +41,48 @@ def test_digest_changes_with_the_names(tmp_path: Path):
                     '<http://www.w3.org/2004/02/skos/core#hiddenLabel> "Ex" .\n')
     after = Reference.from_files([data])
     assert after.digest != before and after.find("country", "ex") == COUNTRY + "XX"
+
+
+DATED = """
+    @prefix hpc: <https://w3id.org/hpckg/ontology#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+    @prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix orgn: <https://w3id.org/hpckg/id/org/> .
+    @prefix claim: <https://w3id.org/hpckg/id/claim/> . @prefix rank: <https://w3id.org/hpckg/vocab/rank/> .
+    orgn:old a hpc:Organisation ; rdfs:label "Old Graphics" .
+    orgn:new a hpc:Organisation ; rdfs:label "SG" .
+    orgn:other a hpc:Organisation ; rdfs:label "Other" .
+    claim:old-sg a hpc:Claim ; hpc:about orgn:old ; hpc:property hpc:nameInUse ; hpc:value "SG" ;
+        hpc:endTime "2009"^^xsd:gYear .
+    claim:new-sg a hpc:Claim ; hpc:about orgn:new ; hpc:property hpc:nameInUse ; hpc:value "SG" ;
+        hpc:startTime "2009"^^xsd:gYear .
+    claim:other-sg a hpc:Claim ; hpc:about orgn:other ; hpc:property hpc:nameInUse ; hpc:value "SG" ;
+        hpc:rank rank:deprecated .
+"""
+
+
+def test_a_dated_name_means_the_organisation_whose_claim_is_in_force(tmp_path: Path):
+    data = tmp_path / "orgs.ttl"
+    data.write_text(DATED, encoding="utf-8")
+    reference = Reference.from_files([data])
+    assert reference.find("org", "SG", when=dt.date(2005, 6, 1)) == ORG + "old"
+    assert reference.find("org", "sg", when="2008-12-31") == ORG + "old"
+    assert reference.find("org", "SG", when="2009") == ORG + "new"  # the end is exclusive, the start inclusive
+    assert reference.find("org", "SG") == ORG + "new"  # today's meaning; the deprecated claim never counts
+    assert reference.find_all("org", "SG/Other", when=dt.date(1995, 1, 1)) == [ORG + "old", ORG + "other"]
+    assert reference.find("org", "Old Graphics", when="1990") == ORG + "old"  # labels hold at every date
+
+
+def test_joint_names_split_part_by_part_down_to_hyphens(tmp_path: Path):
+    data = tmp_path / "orgs.ttl"
+    data.write_text("""
+        @prefix hpc: <https://w3id.org/hpckg/ontology#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        @prefix orgn: <https://w3id.org/hpckg/id/org/> .
+        orgn:raytheon a hpc:Organisation ; rdfs:label "Raytheon" .
+        orgn:aspen a hpc:Organisation ; rdfs:label "Aspen Systems" .
+        orgn:appro a hpc:Organisation ; rdfs:label "Appro" .
+        orgn:hp a hpc:Organisation ; rdfs:label "Hewlett-Packard" .
+    """, encoding="utf-8")
+    reference = Reference.from_files([data])
+    assert reference.find_all("org", "Raytheon-Aspen Systems/Appro") == [ORG + "raytheon", ORG + "aspen", ORG + "appro"]
+    assert reference.find_all("org", "Hewlett-Packard") == [ORG + "hp"]  # a whole name is never split
+    assert reference.find_all("org", "Appro\\Hewlett-Packard") == [ORG + "appro", ORG + "hp"]
+    assert reference.find_all("org", "Raytheon-Unknown/Appro") == []

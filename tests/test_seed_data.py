@@ -9,6 +9,7 @@ Expected strings are quoted from the seed pages.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -543,9 +544,13 @@ def test_lineage_claims_cite_reference_pages(store: Store, org, prop, successor,
 
 
 def test_tickers(store: Store):
+    """The listed parents of organisations.ttl; data/ttl/vendors.ttl adds the system vendors' own
+    (tests/test_vendors.py), and every ticker is exchange-qualified."""
     tickers = {r["o"]: r["t"] for r in select(store, "SELECT ?o ?t WHERE { ?o hpc:ticker ?t }")}
-    assert tickers == {"orgn:nvidia": "NASDAQ:NVDA", "orgn:intel": "NASDAQ:INTC", "orgn:broadcom": "NASDAQ:AVGO",
-                       "orgn:hpe": "NYSE:HPE", "orgn:oracle": "NYSE:ORCL", "orgn:hp-inc": "NYSE:HPQ"}
+    seed = {"orgn:nvidia": "NASDAQ:NVDA", "orgn:intel": "NASDAQ:INTC", "orgn:broadcom": "NASDAQ:AVGO",
+            "orgn:hpe": "NYSE:HPE", "orgn:oracle": "NYSE:ORCL", "orgn:hp-inc": "NYSE:HPQ", "orgn:atos": "EPA:ATO"}
+    assert {org: tickers.get(org) for org in seed} == seed
+    assert all(re.fullmatch(r"[A-Z]+:[A-Z0-9.]+", ticker) for ticker in tickers.values()), tickers
 
 
 def test_dataset_sourcing_figures(store: Store):

@@ -17,9 +17,10 @@ from hpckg.namespaces import VOCAB, hpc
 LINEAGE_PROPERTIES = ("acquiredBy", "renamedTo", "parentOrganisation")
 
 
-def _key(date: object) -> str:
-    """A comparable yyyy-mm-dd text: a year is its first day, a month its first day."""
-    text = str(date)[:10]
+def date_key(date: object) -> str:
+    """A comparable yyyy-mm-dd text of a date, an xsd:date/gYearMonth/gYear text or "2010-06": a year is
+    its first day, a month its first day."""
+    text = (date.isoformat() if isinstance(date, dt.date) else str(date))[:10]
     parts = text.split("-")
     while len(parts) < 3:
         parts.append("01")
@@ -42,8 +43,8 @@ def lineage_steps(store) -> dict[str, list[tuple[str, str, str | None, bool]]]:
         }}"""):
         start = row["start"] or row["asOf"]
         steps.setdefault(row["org"].value, []).append((
-            row["next"].value, _key(start.value) if start is not None else "0000-01-01",
-            _key(row["end"].value) if row["end"] is not None else None,
+            row["next"].value, date_key(start.value) if start is not None else "0000-01-01",
+            date_key(row["end"].value) if row["end"] is not None else None,
             row["rank"] is not None and row["rank"].value == VOCAB + "rank/preferred"))
     return steps
 
@@ -52,7 +53,7 @@ def parent_at(store, org: str, date: str | dt.date, *, steps=None) -> str:
     """The organisation `org` (an IRI) belonged to on `date` ("2010", "2010-06", "2010-06-30" or a date):
     the end of its chain of lineage claims in force on that date; `org` itself when none was."""
     steps = lineage_steps(store) if steps is None else steps
-    when = _key(date.isoformat() if isinstance(date, dt.date) else date)
+    when = date_key(date)
     current, seen = org, {org}
     while True:
         in_force = [(preferred, start, successor) for successor, start, end, preferred in steps.get(current, [])

@@ -7,6 +7,13 @@ the curated files under data/ttl/ give every country, organisation, site and par
 not show, such as the misspelt "Saudia Arabia") and `skos:notation` (codes, "US"). `Reference` reads those
 once and answers `find(kind, name)` case-, accent- and punctuation-insensitively (hpckg.names.name_key).
 
+Some names meant different organisations at different times: the TOP500 lists say "SGI" for Silicon Graphics
+until 2009 and for SGI International (the former Rackable Systems) after, and "Cray Inc." for Cray Research
+machines of the 1990s. Such names are `hpc:nameInUse` claims with `hpc:startTime`/`hpc:endTime`;
+`find(kind, name, when=date)` answers with the organisation whose claim is in force on that date (today when
+`when` is None) and falls back to the labels when no claim of that name is in force. Deprecated and
+machine-generated claims never count.
+
 `digest` is the SHA-256 of the files read, which importers record with each graph they write: a change to the
 names (a new alias) makes the next import redo the graphs that used them, as a changed input file does.
 """
@@ -22,8 +29,9 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import project
+from hpckg.lineage import date_key
 from hpckg.names import name_key
-from hpckg.namespaces import hpc
+from hpckg.namespaces import VOCAB, hpc
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -37,8 +45,28 @@ KINDS = {
     "site": hpc("Site"),
     "part": hpc("PartModel"),
 }
-# Separators of joint names ("Appro International / Cray Inc.", "NEC & HP") when the whole name is not known.
-JOINT_SEPARATORS = (" / ", "/", " & ", " and ", ", ")
+# Separators of joint names ("Appro International / Cray Inc.", "NEC & HP", "Dell-Cray") when the whole name
+# is not known, tried in this order; a part that is not known either is split by the separators after it
+# ("Raytheon-Aspen Systems/Appro"). The hyphen comes last: "Hewlett-Packard" and "T-Platforms" are whole names.
+JOINT_SEPARATORS = (" / ", "/", "\\", " & ", " and ", ", ", "-")
+# Claim fields that date a name (hpc:nameInUse claims).
+NAME_IN_USE = hpc("nameInUse")
+CLAIM_FIELDS = {hpc(f): f for f in ("about", "property", "value", "startTime", "endTime", "rank", "basis")}
+NOT_COUNTED = {VOCAB + "rank/deprecated", VOCAB + "basis/machine-generated"}
+When = dt.date | str | None
+
+
+@dataclass(frozen=True)
+class DatedName:
+    """An hpc:nameInUse claim: `iri` bore the name from `start` (inclusive) until `end` (exclusive), as
+    yyyy-mm-dd keys; None is open."""
+
+    iri: str
+    start: str | None = None
+    end: str | None = None
+
+    def in_force(self, day: str) -> bool:
+        return (self.start is None or self.start <= day) and (self.end is None or day < self.end)
 
 
 _CACHE: dict[str, tuple[tuple, Reference]] = {}
@@ -49,6 +77,7 @@ class Reference:
     """Names -> IRIs per kind, read from the curated data files."""
 
     by_kind: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    dated: dict[str, dict[str, list[DatedName]]] = field(default_factory=dict)
     digest: str = ""
 
     @classmethod
@@ -57,6 +86,7 @@ class Reference:
         digest = hashlib.sha256()
         classes: dict[str, set[str]] = {}
         names: dict[str, set[str]] = {}
+        claims: dict[str, dict[str, str]] = {}
         for path in files:
             data = path.read_bytes()
             digest.update(path.name.encode() + b"\0" + data)
@@ -68,6 +98,8 @@ class Reference:
                     classes.setdefault(subject.value, set()).add(triple.object.value)
                 elif predicate in NAME_PROPERTIES and isinstance(triple.object, ox.Literal):
                     names.setdefault(subject.value, set()).add(triple.object.value)
+                if predicate in CLAIM_FIELDS:
+                    claims.setdefault(subject.value, {})[CLAIM_FIELDS[predicate]] = triple.object.value
         reference = cls(digest=digest.hexdigest())
         for kind, klass in KINDS.items():
             index = reference.by_kind.setdefault(kind, {})
@@ -77,6 +109,14 @@ class Reference:
                         key = name_key(name)
                         if key:
                             index.setdefault(key, set()).add(iri)
+            dated = reference.dated.setdefault(kind, {})
+            for claim in claims.values():
+                if claim.get("property") != NAME_IN_USE or klass not in classes.get(claim.get("about", ""), ()) \
+                        or not name_key(claim.get("value", "")) or NOT_COUNTED & set(claim.values()):
+                    continue
+                start, end = claim.get("startTime"), claim.get("endTime")
+                dated.setdefault(name_key(claim["value"]), []).append(DatedName(
+                    claim["about"], date_key(start) if start else None, date_key(end) if end else None))
         return reference
 
     @classmethod
@@ -91,23 +131,39 @@ class Reference:
             cached = _CACHE[str(here.root)] = (stamp, cls.from_files(files))
         return cached[1]
 
-    def find(self, kind: str, name: str | None) -> str | None:
-        """The one entity of `kind` that `name` names, or None (unknown, or ambiguous)."""
+    def find(self, kind: str, name: str | None, *, when: When = None) -> str | None:
+        """The one entity of `kind` that `name` names on `when` (a date, "2005" or "2005-06"; None is today),
+        or None (unknown, or ambiguous). A dated name (hpc:nameInUse) in force on that date wins over labels."""
         if not name:
             return None
-        found = self.by_kind.get(kind, {}).get(name_key(name), set())
+        key = name_key(name)
+        day = date_key(when if when is not None else dt.date.today())
+        found = {d.iri for d in self.dated.get(kind, {}).get(key, ()) if d.in_force(day)}
+        if not found:
+            found = self.by_kind.get(kind, {}).get(key, set())
         return next(iter(found)) if len(found) == 1 else None
 
-    def find_all(self, kind: str, name: str | None, when: dt.date | None = None) -> list[str]:
-        """The entities a name means: the whole name's, else each part's of a joint name ("A / B"), in order.
-        Empty when the whole name or any part is unknown, so a half-known joint name is never half-mapped."""
-        whole = self.find(kind, name)
+    def find_all(self, kind: str, name: str | None, *, when: When = None) -> list[str]:
+        """The entities a name means on `when` (None: today): the whole name's, else each part's of a joint
+        name ("A / B", "A, B, C", "A-B"), in order. Empty when the whole name or any part is unknown, so a
+        half-known joint name is never half-mapped."""
+        whole = self.find(kind, name, when=when)
         if whole or not name:
             return [whole] if whole else []
-        for separator in JOINT_SEPARATORS:
-            if separator in name:
-                parts = [p.strip() for p in name.split(separator) if p.strip()]
-                found = [self.find(kind, p) for p in parts]
-                if len(parts) > 1 and all(found):
-                    return list(dict.fromkeys(found))  # type: ignore[arg-type]
+        return self._parts(kind, name, when, JOINT_SEPARATORS)
+
+    def _parts(self, kind: str, name: str, when: When, separators: tuple[str, ...]) -> list[str]:
+        for index, separator in enumerate(separators):
+            parts = [p.strip() for p in name.split(separator) if p.strip()]
+            if len(parts) < 2:
+                continue
+            found: list[str] = []
+            for part in parts:
+                one = self.find(kind, part, when=when)
+                inner = [one] if one else self._parts(kind, part, when, separators[index + 1:])
+                if not inner:
+                    break
+                found.extend(inner)
+            else:
+                return list(dict.fromkeys(found))
         return []
