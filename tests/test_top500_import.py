@@ -1,11 +1,13 @@
-"""`hpckg import top500`: four real editions (1993-06 XML, 2011-11 as XML and XLS, 2019-06 XLS, 2025-06
-XLSX) from ../shared/data imported through the real command into a project copy and built once; the
-tests then read the built graph."""
+"""`hpckg import top500`: seven real editions (1993-06 XML, 2011-11 as XML and XLS, 2014-11 XML, 2015-06 and
+2015-11 XLS without System IDs, 2019-06 XLS, 2025-06 XLSX) from ../shared/data imported through the real
+command into a project copy and built once; the tests then read the built graph, and compare it with the raw
+files read independently (tests/test_top500_files.py's readers)."""
 
 from __future__ import annotations
 
 import csv
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -16,8 +18,9 @@ from hpckg.importers.top500 import select
 from conftest import ROOT, SHARED, run_hpckg, text
 
 DATA = SHARED / "data" / "top500"
-FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
-EDITIONS = ("1993-06", "2011-11", "2019-06", "2025-06")
+FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_201411.xml", "TOP500_201506.xls",
+         "TOP500_201511.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
+EDITIONS = ("1993-06", "2011-11", "2014-11", "2015-06", "2015-11", "2019-06", "2025-06")
 GRAPH = "https://w3id.org/hpckg/graph/import/top500/"
 
 
@@ -49,7 +52,8 @@ def test_a_folder_gives_one_file_per_edition_and_both_formats_of_2011_11_become_
     assert built["import_rc"] == 0, err
     lines = out.splitlines()
     assert [line.split()[1] for line in lines if line.startswith("imported")] == [
-        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201906.xls", "TOP500_202506.xlsx"]
+        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201411.xml", "TOP500_201506.xls", "TOP500_201511.xls",
+        "TOP500_201906.xls", "TOP500_202506.xlsx"]
     assert "TOP500_201111.xls" not in out
 
 
@@ -57,14 +61,15 @@ def test_select_keeps_the_xml_where_an_edition_is_also_a_spreadsheet(tmp_path):
     for name in FILES:
         (tmp_path / name).write_bytes(b"")
     assert [p.name for p in select(sorted(tmp_path.iterdir()))] == [
-        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201906.xls", "TOP500_202506.xlsx"]
+        "TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201411.xml", "TOP500_201506.xls", "TOP500_201511.xls",
+        "TOP500_201906.xls", "TOP500_202506.xlsx"]
     assert [p.name for p in expand("top500", [tmp_path])] == [p.name for p in select(sorted(tmp_path.iterdir()))]
 
 
 def test_the_build_validates_with_no_violations(built):
     out, err = built["build"]
     assert built["build_rc"] == 0, out + err
-    assert "violations: 0" in out and "(4 machine-written graphs)" in out
+    assert "violations: 0" in out and "(7 machine-written graphs)" in out
 
 
 def test_every_edition_has_500_ranked_entries_each_citing_its_edition(built):
@@ -123,16 +128,104 @@ def test_claim_iris_come_from_what_they_state_so_reimporting_gives_the_same_grap
     assert completed.returncode == 0 and text(completed)[0].startswith("unchanged TOP500_201906.xls")
 
 
-def test_a_system_without_an_id_gets_an_edition_and_rank_slug(tmp_path):
+def test_a_file_without_system_ids_alone_gives_first_listed_slugs(tmp_path):
     from hpckg.importers.top500 import read
     from hpckg.importers.top500_files import read_entries
 
-    path = DATA / "TOP500_201506.xls"
+    shutil.copy(DATA / "TOP500_201506.xls", tmp_path / "TOP500_201506.xls")
+    path = tmp_path / "TOP500_201506.xls"
     assert read_entries(path)[0].system_id is None
-    quads = list(read(path, GRAPH + "2015-06"))
-    subjects = {q.subject.value for q in quads}
+    subjects = {q.subject.value for q in read(path, GRAPH + "2015-06")}
     assert "https://w3id.org/hpckg/id/system/top500-2015-06-rank-1" in subjects
     assert "https://w3id.org/hpckg/id/claim/top500-2015-06-rank-1-rmax-2015-06" in subjects
+
+
+def test_the_previous_rank_chain_ties_2015_entries_to_their_system_ids(built):
+    # Tianhe-2 (System ID 177999) was number 1 in November 2014 (XML, with IDs) and in June and November 2015
+    # (spreadsheets without IDs): one system, three ranks, the link's basis in the rank claim's note.
+    rows = query(built["project"], """
+        SELECT ?edition ?rank ?note WHERE {
+          ?c hpc:about sys:top500-177999 ; hpc:property hpc:listRank ; hpc:value ?rank ; hpc:edition ?e .
+          ?e hpc:slug ?edition . OPTIONAL { ?c skos:note ?note } } ORDER BY ?edition""")
+    assert [row[:2] for row in rows] == [["top500-2014-11", "1"], ["top500-2015-06", "1"], ["top500-2015-11", "1"]]
+    assert rows[0][2] == ""
+    assert "previous rank (2014-11 rank 1)" in rows[1][2] and "previous rank (2015-06 rank 1)" in rows[2][2]
+
+
+def test_a_machine_first_listed_without_ids_keeps_one_identity_across_editions(built):
+    # Entries new in 2015-06 that are still listed in 2015-11 (and never again in an edition with IDs here)
+    # are one system each, keyed by where they were first listed, with two ranks.
+    rows = query(built["project"], """
+        SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {
+          ?a hpc:about ?s ; hpc:property hpc:listRank ; hpc:edition ds:top500-2015-06 .
+          ?b hpc:about ?s ; hpc:property hpc:listRank ; hpc:edition ds:top500-2015-11 .
+          FILTER (STRSTARTS(STR(?s), "https://w3id.org/hpckg/id/system/top500-2015-06-rank-")) }""")
+    assert int(rows[0][0]) > 20
+
+
+def test_a_value_the_list_repeats_is_one_claim_citing_every_edition(built):
+    # TX-GAIA's name is listed in June 2019 and June 2025: one claim, two editions, two sources, two references.
+    rows = query(built["project"], """
+        SELECT ?claim (COUNT(DISTINCT ?e) AS ?editions) (COUNT(DISTINCT ?src) AS ?sources)
+               (COUNT(DISTINCT ?ref) AS ?refs) WHERE {
+          ?claim hpc:about sys:top500-179603 ; hpc:property hpc:name ; hpc:edition ?e ;
+                 prov:hadPrimarySource ?src ; hpc:reference ?ref } GROUP BY ?claim""")
+    assert len(rows) == 1 and rows[0][1:] == ["2", "2", "2"]
+
+
+def test_xml_and_spreadsheet_of_one_edition_give_the_same_claims(tmp_path):
+    from hpckg.importers.top500 import read
+
+    for name in ("TOP500_201111.xml", "TOP500_201111.xls"):
+        shutil.copy(DATA / name, tmp_path / name)
+    value = "https://w3id.org/hpckg/ontology#value"
+
+    def claims(path: Path) -> dict[str, set]:
+        found: dict[str, set] = {}
+        for quad in read(path, GRAPH + "2011-11"):
+            if quad.predicate.value == value:
+                found.setdefault(quad.subject.value, set()).add(quad.object)
+        return found
+
+    from_xml, from_sheet = claims(tmp_path / "TOP500_201111.xml"), claims(tmp_path / "TOP500_201111.xls")
+    assert len(from_xml) > 6000 and from_xml == from_sheet
+
+
+def test_top500_editions_matches_the_raw_files(built):
+    from test_top500_files import raw_rmax_sum_tflops
+
+    completed = run_hpckg("query", "top500-editions", "--format", "csv", cwd=built["project"])
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    header, *rows = list(csv.reader(out.splitlines()))
+    assert header == ["edition", "entries", "rmaxSumTflops", "topSystem", "topRmaxTflops"]
+    assert [row[0] for row in rows] == list(EDITIONS)
+    by_edition = {row[0]: row for row in rows}
+    for edition in EDITIONS:
+        raw = DATA / next(name for name in FILES if name[7:13] == edition.replace("-", ""))
+        assert by_edition[edition][1] == "500"
+        assert Decimal(by_edition[edition][2]) == raw_rmax_sum_tflops(raw), edition
+    assert by_edition["1993-06"][3:] == ["CM-5/1024 (Los Alamos National Laboratory)", "0.0597"]
+    assert by_edition["2025-06"][3:] == ["El Capitan", "1742000"]
+
+
+def test_manufacturer_country_and_parts_are_entities_today_s_queries_see(built):
+    project = built["project"]
+    rows = query(project, """
+        SELECT ?supplier ?parent ?country ?cpu WHERE {
+          ?integrator hpc:componentOf sys:top500-180307 ; hpc:role role:integrator ; hpc:supplierAtBuild ?supplier .
+          ?supplier hpc:rollsUpTo ?parent .
+          sys:top500-180307 hpc:country ?country .
+          ?cpuComponent hpc:componentOf sys:top500-180307 ; hpc:role role:cpu ; hpc:partModel ?part .
+          ?part rdfs:label ?cpu }""")
+    assert rows == [["https://w3id.org/hpckg/id/org/hpe", "https://w3id.org/hpckg/id/org/hpe",
+                     "https://w3id.org/hpckg/id/country/US", "AMD 4th Gen EPYC 24C 1.8GHz"]]
+    # "SGI" in 2011 was SGI International, which rolls up to HPE today.
+    rows = query(project, """
+        SELECT (COUNT(DISTINCT ?c) AS ?n) WHERE {
+          ?c hpc:role role:integrator ; hpc:supplierAtBuild orgn:sgi ; hpc:componentOf ?s .
+          ?r hpc:about ?s ; hpc:property hpc:listRank ; hpc:edition ds:top500-2011-11 . }""")
+    assert int(rows[0][0]) > 0
 
 
 def test_reading_a_file_twice_mints_the_same_iris():

@@ -8,14 +8,16 @@ leaves the last good store untouched and serving.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import shutil
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import datafiles, formats, machinegraphs, paths, project
+from hpckg import datafiles, formats, linking, machinegraphs, paths, project
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
@@ -24,6 +26,7 @@ from hpckg.validate import ValidationReport, check_syntax
 from hpckg.validate import validate as validate_graph  # build()'s `validate` flag shadows the name
 
 Progress = Callable[[str], None]
+log = logging.getLogger(__name__)
 
 MAX_DATA_FILE_BYTES = 16_000_000
 
@@ -136,7 +139,9 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
                      datatype=ox.NamedNode(XSD_DATE_TIME))
     for path in rule_files():
         rule = path.stem
+        started = time.perf_counter()
         triples = list(store.query(path.read_text(encoding="utf-8")))
+        log.debug("rule %s: %d triples in %.2f s", rule, len(triples), time.perf_counter() - started)
         activity = ox.NamedNode(entity("activity", f"derive-{rule}"))
         meta = [
             ox.Quad(activity, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("Derivation")), derived),
@@ -187,6 +192,9 @@ def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress 
               and not f.resolve().parent.is_relative_to(terms[0]) and not f.resolve().parent.is_relative_to(terms[1])]
     datafiles.enforce(people)
     load_files(store, files, progress)
+    links = linking.link_systems(store)
+    if progress:
+        progress(f"linked {links} pairs of system records that may be one machine (leads)")
     summary.derived = materialise(store, progress)
     return summarise(store, summary)
 

@@ -26,8 +26,9 @@ Identity: hpckg.importers.top500_identity (System ID from the file, or recovered
 XML, the Previous Rank chain or the next edition; the basis is kept in each entry's rank-claim note).
 
 One file per edition. 2011-11 … 2014-11 exist as XML and XLS: `select` keeps the XML (it has the System
-ID), and the XML entries are completed with the columns only the spreadsheet has (processor, interconnect,
-accelerator, segment, accelerator cores, GF/W), matched by rank and checked by site or computer.
+ID), and each entry is completed from its twin in the other file (`merge_twins`: the spreadsheet adds
+processor, interconnect, accelerator, segment, accelerator cores, GF/W and more precise figures, the XML the
+IDs), matched by rank and checked by site or computer; importing either file gives the same claims.
 """
 
 from __future__ import annotations
@@ -74,9 +75,6 @@ NO_SUPPLIER = {"selfmade", "self-made"}  # the site built it itself: no supplier
 PER_EDITION = (("rank", "listRank"), ("rmax_tflops", "rmax"), ("rpeak_tflops", "rpeak"), ("nmax", "nmax"),
                ("hpcg_tflops", "hpcg"), ("power_kw", "powerKW"), ("cores", "cores"),
                ("accelerator_cores", "acceleratorCores"), ("gflops_per_watt", "gflopsPerWatt"))
-# Columns only the spreadsheets of 2011-11 … 2014-11 have, merged into the XML entries of those editions.
-SHEET_ONLY = ("name", "segment", "accelerator_cores", "gflops_per_watt", "processor", "accelerator",
-              "interconnect", "hpcg_tflops", "first_appearance", "first_rank", "previous_rank")
 COMPONENTS = (("processor", "cpu"), ("accelerator", "accelerator"), ("interconnect", "interconnect"))
 
 
@@ -112,25 +110,42 @@ def _slug(text: str, prefix: str) -> str:
 
 
 def merged_entries(path: Path) -> list[Entry]:
-    """The file's entries; an XML edition that also exists as a spreadsheet gets the spreadsheet's columns."""
+    """The file's entries; for an edition published both as XML and as a spreadsheet (2011-11 … 2014-11), each
+    entry completed from its twin in the other file (same rank, same site or computer) by `merge_twins`,
+    so importing either file gives the same claims."""
     entries = list(entries_of(path))
-    if path.suffix.lower() != ".xml":
-        return entries
-    sheets = [p for p in path.parent.glob(f"{path.stem}.xls*") if p.suffix.lower() in (".xls", ".xlsx")]
-    if not sheets:
+    twins = [p for p in path.parent.glob(f"{path.stem}.*") if p != path and p.suffix.lower() in PREFERENCE]
+    if not twins:
         return entries
     by_rank: dict[int, list[Entry]] = {}
-    for row in entries_of(sheets[0]):
+    for row in entries_of(twins[0]):
         by_rank.setdefault(row.rank, []).append(row)
+    is_xml = path.suffix.lower() == ".xml"
     merged = []
     for entry in entries:
         twin = next((row for row in by_rank.get(entry.rank, []) if _same(row, entry)), None)
         if twin is not None:
-            extra = {name: getattr(twin, name) for name in SHEET_ONLY
-                     if getattr(entry, name) in (None, "") and getattr(twin, name) not in (None, "")}
-            entry = dataclasses.replace(entry, **extra)
+            entry = merge_twins(entry, twin) if is_xml else merge_twins(twin, entry, row=entry.row)
         merged.append(entry)
     return merged
+
+
+def merge_twins(xml: Entry, sheet: Entry, *, row: int | None = None) -> Entry:
+    """One entry from an edition's XML and spreadsheet rows of it: each field from the file that has it;
+    where both do, figures from the spreadsheet (the XML rounds Rpeak to four decimals and power to one) and
+    text from the XML (which has the System and Site IDs the names go with). Keeps the XML's row unless
+    `row` is given (the spreadsheet's, when the spreadsheet is the file being imported)."""
+    values = {}
+    for field in dataclasses.fields(Entry):
+        name = field.name
+        if name in ("edition", "row", "problems"):
+            continue
+        mine, theirs = getattr(xml, name), getattr(sheet, name)
+        if mine in (None, ""):
+            values[name] = theirs
+        elif theirs not in (None, "") and not isinstance(mine, str):
+            values[name] = theirs
+    return dataclasses.replace(xml, **values, row=row if row is not None else xml.row)
 
 
 def read(path: Path, graph: str) -> Iterator[ox.Quad]:
@@ -184,7 +199,11 @@ class EditionContext:
                               iri=entity("reference", f"top500-{self.edition}-{self.row_word}-{entry.row}"))
         yield from reference_quads(None, 0, reference, graph=self.graph)
         common = dict(tier="reported", basis="imported", edition=self.source, references=[reference])
-        label = f"TOP500 system {identity.system_id}" if identity else f"TOP500 {entry.edition} rank {entry.rank}"
+        if identity is not None and not identity.synthetic:
+            label = f"TOP500 system {identity.system_id}"
+        else:  # first listed in an edition without System IDs, and never again in one with them
+            key = identity.system_id if identity else f"{entry.edition}-rank-{entry.rank}"
+            label = "TOP500 " + key.replace("-rank-", " rank ")
         alt = [entry.name] if entry.name else []
         if entry.computer:
             alt.append(f"{entry.computer} ({entry.site})" if entry.site else entry.computer)
@@ -199,13 +218,14 @@ class EditionContext:
             if value is None or (field == "rank" and not value):
                 continue
             note = None
-            if field == "rank" and identity is not None and identity.basis != "file":
-                note = (f"Tied to TOP500 System ID {identity.system_id} by {identity.basis} "
-                        f"({identity.via}); this edition's file has no System ID.")
+            if field == "rank" and identity is not None and identity.basis not in ("file", "first listed"):
+                what = "the entry first listed at" if identity.synthetic else "TOP500 System ID"
+                note = (f"Tied to {what} {identity.system_id} by {identity.basis} ({identity.via}); this "
+                        "edition's file has no System ID.")
             claim = make_claim(system, prop, value, point_in_time=self.when, qualifier=self.edition, note=note,
                                **common)
             yield from claim_quads(claim, graph=self.graph)
-        if identity is not None:
+        if identity is not None and not identity.synthetic:
             yield from claim_quads(external_id_claim(system, "top500SystemId", identity.system_id, **common),
                                    graph=self.graph)
         if entry.name:
@@ -246,11 +266,13 @@ class EditionContext:
             organisations = [entity("org", _slug(maker, "top500-maker"))]
             yield from self.once(organisations[0], lambda: entity_quads(
                 "org", organisations[0].rsplit("/", 1)[-1], label=maker, graph=self.graph))
-        component = self.component(slug, "integrator")
-        yield from self.once(component, lambda: entity_quads(
-            "component", component.rsplit("/", 1)[-1], label=f"{slug} integrator",
-            component_of=entity("system", slug), role="integrator", graph=self.graph))
         for organisation in organisations:
+            # One integrator component per organisation: "Appro International / Cray Inc." is two suppliers,
+            # each the one supplier of its component (supplierAtBuild is single-valued).
+            component = self.component(slug, f"integrator-{organisation.rsplit('/', 1)[-1]}")
+            yield from self.once(component, lambda c=component: entity_quads(
+                "component", c.rsplit("/", 1)[-1], label=f"{slug} integrator", component_of=entity("system", slug),
+                role="integrator", graph=self.graph))
             yield from repeated("supplierAtBuild", Iri(organisation), subject=component,
                                 note=f"Listed as manufacturer: {maker}.")
 

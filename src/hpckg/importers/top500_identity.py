@@ -30,9 +30,16 @@ FORMAT_ORDER = (".xml", ".xlsx", ".xls")  # the file of an edition whose IDs are
 
 @dataclass(frozen=True)
 class Identity:
+    """A machine's key: its System ID, or for a machine listed only in editions without IDs the edition
+    and rank it was first listed at ("2015-06-rank-316", `synthetic`), followed through its Previous Ranks."""
+
     system_id: str
-    basis: str  # "file", "same edition", "previous rank", "next edition"
+    basis: str  # "file", "same edition", "previous rank", "next edition", "first listed"
     via: str = ""  # "2014-11 rank 9": the entry the ID was read from
+
+    @property
+    def synthetic(self) -> bool:
+        return not self.system_id.isdigit()
 
 
 def _editions(folder: Path) -> dict[str, list[Path]]:
@@ -69,7 +76,6 @@ class Identities:
         self.editions = _editions(folder)
         self.order = sorted(self.editions)
         self._by_rank: dict[str, dict[int, Identity]] = {}
-        self._resolving: set[str] = set()
 
     def _neighbour(self, edition: str, step: int) -> str | None:
         if edition not in self.order:
@@ -93,43 +99,51 @@ class Identities:
 
     def ranks(self, edition: str) -> dict[int, Identity]:
         """rank -> identity for an edition, from its own file or its neighbours'."""
-        if edition in self._by_rank:
-            return self._by_rank[edition]
-        if edition in self._resolving or edition not in self.editions:
-            return {}
-        self._resolving.add(edition)
-        try:
-            known = self._with_ids(edition)
-            if known is not None:
-                result = {e.rank: Identity(e.system_id, "file") for e in known if e.system_id and e.rank}
-            else:
-                result = self._recover(edition, entries_of(self.editions[edition][0]))
-        finally:
-            self._resolving.discard(edition)
-        self._by_rank[edition] = result
-        return result
+        if not self._by_rank:
+            self._resolve()
+        return self._by_rank.get(edition, {})
 
-    def _recover(self, edition: str, entries: tuple[Entry, ...]) -> dict[int, Identity]:
-        result: dict[int, Identity] = {}
-        previous = self._neighbour(edition, -1)
-        previous_entries = {e.rank: e for e in self._entries_of(previous)} if previous else {}
-        previous_ids = self.ranks(previous) if previous else {}
-        for entry in entries:
-            if entry.previous_rank and entry.previous_rank in previous_ids:
-                before = previous_entries.get(entry.previous_rank)
-                if before is not None and _same(entry, before):
-                    result[entry.rank] = Identity(previous_ids[entry.previous_rank].system_id, "previous rank",
+    def _resolve(self) -> None:
+        """Every edition at once: IDs from the files that have them; then, oldest first, each edition without
+        IDs from the one before through Previous Rank; then, newest first, from the one after (whose entries
+        name this edition's rank as their Previous Rank), so a machine first listed in 2016-06 and still
+        listed in 2017-11 gets its ID back through 2017-06 and 2016-11."""
+        known = {edition: self._with_ids(edition) for edition in self.order}
+        for edition in self.order:
+            entries = known[edition]
+            if entries is not None:
+                self._by_rank[edition] = {e.rank: Identity(e.system_id, "file") for e in entries
+                                          if e.system_id and e.rank}
+                continue
+            result: dict[int, Identity] = {}
+            previous = self._neighbour(edition, -1)
+            if previous:
+                before_by_rank = {e.rank: e for e in self._entries_of(previous)}
+                before_ids = self._by_rank.get(previous, {})
+            else:
+                before_by_rank, before_ids = {}, {}
+            for entry in self._entries_of(edition):
+                before = before_by_rank.get(entry.previous_rank or 0)
+                if before is not None and entry.previous_rank in before_ids and _same(entry, before):
+                    result[entry.rank] = Identity(before_ids[entry.previous_rank].system_id, "previous rank",
                                                   f"{previous} rank {entry.previous_rank}")
-        following = self._neighbour(edition, 1)
-        if following:
-            by_rank = {e.rank: e for e in entries}
+                elif entry.rank:
+                    result[entry.rank] = Identity(f"{edition}-rank-{entry.rank}", "first listed")
+            self._by_rank[edition] = result
+        for edition in reversed(self.order):
+            following = self._neighbour(edition, 1)
+            if known[edition] is not None or not following:
+                continue
+            result = self._by_rank[edition]
+            after_ids = self._by_rank.get(following, {})
+            by_rank = {e.rank: e for e in self._entries_of(edition)}
             for after in self._entries_of(following):
-                if not after.system_id or not after.previous_rank:
-                    continue  # only a file with IDs can name this edition's entries forward
-                entry = by_rank.get(after.previous_rank)
-                if entry is not None and entry.rank not in result and _same(entry, after):
-                    result[entry.rank] = Identity(after.system_id, "next edition", f"{following} rank {after.rank}")
-        return result
+                entry = by_rank.get(after.previous_rank or 0)
+                known_after = after_ids.get(after.rank)
+                if (entry is not None and known_after is not None and not known_after.synthetic
+                        and (entry.rank not in result or result[entry.rank].synthetic) and _same(entry, after)):
+                    result[entry.rank] = Identity(known_after.system_id, "next edition",
+                                                  f"{following} rank {after.rank}")
 
     def _entries_of(self, edition: str) -> tuple[Entry, ...]:
         paths = self.editions.get(edition, [])

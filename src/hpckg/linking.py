@@ -1,0 +1,167 @@
+"""Find system records of one machine across datasets (an Epoch AI cluster, a TOP500 system, a curated file)
+and link them with `hpc:sameMachineAs` claims that carry their evidence; never a merge.
+
+Two records are proposed as one machine when a distinctive name of one is a name of the other (labels,
+alternative labels and name claims, compared by hpckg.names.name_key, so "El Capitan" = "El-Capitan (LLNL)")
+and nothing they both state contradicts it: if both give a country, it is the same. Each further agreement
+(the country, the accelerator's maker, the year in service within one year) is evidence. A name shared by
+more than three records of one dataset ("Cluster", "Cray XT5") is not distinctive and links nothing.
+
+A link is a machine's guess, so it is a claim of tier lead with basis machine-generated (the shapes hold
+every machine-generated claim to lead, and the truthy rule leaves it out: totals keep counting both records
+until a person confirms the link in a curated file). Its note lists the evidence; its sources are the
+sources of the name claims matched on both sides. Links go into their own graph (graph/links), written by the
+build after loading and before the rules, recorded as an hpc:Derivation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from hpckg.claims import claim_quads, make_claim
+from hpckg.names import name_keys
+from hpckg.namespaces import GRAPH, entity, hpc
+from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
+from hpckg.values import Iri
+
+LINKS_GRAPH = GRAPH + "links"
+IMPORT = GRAPH + "import/"
+MAX_SHARED_NAME = 3  # records of one dataset that may share a name for it to still identify a machine
+
+RECORDS = """
+SELECT ?system ?g ?name ?source ?country ?maker ?year WHERE {
+  GRAPH ?g { ?system a hpc:System }
+  {
+    { ?system rdfs:label|skos:altLabel ?name }
+    UNION
+    { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
+  }
+  OPTIONAL { ?system hpc:country ?country }
+  OPTIONAL { ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator ; hpc:partModel/hpc:maker ?maker }
+  OPTIONAL { ?system hpc:operationalSince ?since BIND (SUBSTR(STR(?since), 1, 4) AS ?year) }
+}
+"""
+SOURCES = """
+SELECT ?system (SAMPLE(?source) AS ?any) WHERE {
+  ?claim hpc:about ?system ; prov:hadPrimarySource ?source . ?system a hpc:System .
+} GROUP BY ?system
+"""
+
+
+def dataset_of(graph: str) -> str:
+    """"top500", "epoch-clusters", … for an import's graph; "curated" for a file people wrote."""
+    if graph.startswith(IMPORT):
+        return graph[len(IMPORT):].split("/", 1)[0]
+    return "curated"
+
+
+@dataclass
+class Record:
+    iri: str
+    dataset: str
+    names: set[str] = field(default_factory=set)
+    name_sources: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # key -> sources
+    countries: set[str] = field(default_factory=set)
+    makers: set[str] = field(default_factory=set)
+    years: set[int] = field(default_factory=set)
+
+
+def read_records(store) -> dict[str, Record]:
+    records: dict[str, Record] = {}
+    for row in store.query(RECORDS):
+        iri = row["system"].value
+        record = records.get(iri)
+        if record is None:
+            record = records[iri] = Record(iri, dataset_of(row["g"].value))
+        for key in name_keys(row["name"].value):
+            if len(key) >= 4:  # "K", "JSC": too short to tell machines apart
+                record.names.add(key)
+                if row["source"] is not None:
+                    record.name_sources[key].add(row["source"].value)
+        if row["country"] is not None:
+            record.countries.add(row["country"].value)
+        if row["maker"] is not None:
+            record.makers.add(row["maker"].value)
+        if row["year"] is not None and row["year"].value.isdigit():
+            record.years.add(int(row["year"].value))
+    return records
+
+
+@dataclass
+class Link:
+    a: Record
+    b: Record
+    name: str
+    evidence: list[str]
+
+
+def find_links(records: dict[str, Record]) -> list[Link]:
+    by_name: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
+    for record in records.values():
+        for key in record.names:
+            by_name[key][record.dataset].append(record)
+    links: dict[tuple[str, str], Link] = {}
+    for key, datasets in by_name.items():
+        if len(datasets) < 2 or any(len(group) > MAX_SHARED_NAME for group in datasets.values()):
+            continue
+        groups = sorted(datasets.items())
+        for i, (_, left) in enumerate(groups):
+            for _, right in groups[i + 1:]:
+                for a in left:
+                    for b in right:
+                        pair = tuple(sorted((a.iri, b.iri)))
+                        if pair in links:
+                            continue
+                        evidence = agreement(a, b)
+                        if evidence is not None:
+                            links[pair] = Link(a, b, key, [f"the name {key!r}", *evidence])
+    return sorted(links.values(), key=lambda link: (link.a.iri, link.b.iri))
+
+
+def agreement(a: Record, b: Record) -> list[str] | None:
+    """What else two records agree on, or None when something they both state disagrees."""
+    evidence = []
+    if a.countries and b.countries:
+        if not a.countries & b.countries:
+            return None
+        evidence.append("the country")
+    if a.makers and b.makers and a.makers & b.makers:
+        evidence.append("the accelerator's maker")
+    if a.years and b.years and any(abs(x - y) <= 1 for x in a.years for y in b.years):
+        evidence.append("the year in service")
+    return evidence
+
+
+def link_quads(store, links: list[Link]) -> Iterator[ox.Quad]:
+    fallback = {row["system"].value: row["any"].value for row in store.query(SOURCES) if row["any"] is not None}
+    for link in links:
+        sources = sorted(link.a.name_sources.get(link.name, set()) | link.b.name_sources.get(link.name, set()))
+        sources = sources or sorted(s for s in (fallback.get(link.a.iri), fallback.get(link.b.iri)) if s)
+        if not sources:
+            continue
+        note = (f"Proposed by hpckg's matcher: {link.a.dataset} and {link.b.dataset} records agree on "
+                + ", ".join(link.evidence) + "; a lead until a person confirms it.")
+        claim = make_claim(link.a.iri, "sameMachineAs", Iri(link.b.iri), tier="lead", basis="machine-generated",
+                           sources=sources, note=note, qualifier=link.b.iri.rsplit("/", 1)[-1])
+        yield from claim_quads(claim, graph=LINKS_GRAPH)
+
+
+def link_systems(store) -> int:
+    """Write the links into the store's links graph; returns how many."""
+    links = find_links(read_records(store))
+    graph = ox.NamedNode(LINKS_GRAPH)
+    activity = ox.NamedNode(entity("activity", "derive-same-machine-links"))
+    now = ox.Literal(dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(), datatype=ox.NamedNode(XSD_DATE_TIME))
+    quads = list(link_quads(store, links))
+    quads += [ox.Quad(activity, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("Derivation")), graph),
+              ox.Quad(activity, ox.NamedNode(hpc("rule")), ox.Literal("same-machine-links"), graph),
+              ox.Quad(activity, ox.NamedNode(PROV_ENDED_AT_TIME), now, graph),
+              ox.Quad(activity, ox.NamedNode(PROV_WAS_ASSOCIATED_WITH), ox.NamedNode(entity("software", "hpckg")),
+                      graph)]
+    store.load_quads(quads)
+    return len(links)
