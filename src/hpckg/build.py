@@ -175,8 +175,9 @@ def sourcing_summary(store: AnyStore) -> str:
     weakly-sourced-systems: "N of M systems have a readable citation that names them; K are weakly sourced"."""
     folder = paths.queries_dir()
     [row] = list(store.query((folder / "source-check-summary.rq").read_text(encoding="utf-8"), prefixes=False))
-    weak = len(list(store.query((folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"),
-                                prefixes=False)))
+    # One row per system and label: count the systems.
+    weak = len({row["system"].value for row in store.query(
+        (folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"), prefixes=False)})
     return f"{row['sentence'].value}; {weak} are weakly sourced"
 
 
