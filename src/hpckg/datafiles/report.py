@@ -36,6 +36,8 @@ CODES: dict[str, tuple[str, str]] = {
     "unknown-term": (ERROR, "a term in the hpckg ontology or vocabulary namespaces that they do not define"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),
     "placeholder": (ERROR, "a 'TODO' placeholder from `hpckg new` is still there"),
+    "undefined-entity": (ERROR, "the file refers to a system, site, organisation, part, country or source that no "
+                                "file defines"),
     "shape-violation": (ERROR, "the graph with the contribution breaks a rule in shapes/"),
     "shape-warning": (WARNING, "the graph with the contribution triggers a warning rule in shapes/"),
     "redefines-entity": (ERROR, "the file writes about an entity another data file defines"),
