@@ -23,7 +23,7 @@ from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.references import is_reference, undefined_reference
 from hpckg.store import Store
-from hpckg.terms import CLAIM_TYPES, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
+from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
 
@@ -137,6 +137,7 @@ def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=
         _check_duplicates(context, graph, parsed, report)
         _check_claims(context, graph, parsed, report)
         _check_change_history(context, graph, parsed, report)
+        _check_as_of(context, graph, parsed, report)
     undefined = check_references(context, report)
     _check_shapes(context, report, baseline_fn, undefined)
 
@@ -237,6 +238,31 @@ def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile,
                    fix=(f"add: chg:{slug}-<yyyy-mm-dd> a hpc:ChangeEntry ; hpc:changedEntity {short(system)} ; "
                         'dcterms:date "<yyyy-mm-dd>"^^xsd:date ; rdfs:comment "What changed"@en .'),
                    file=parsed.display, line=parsed.line_of_iri(changed[system]), focus=system)
+
+
+def _date_text(text: str | None) -> str | None:
+    """'2024-06-10', '2024-06' or '2024' from a date, year-month or year (time of day dropped)."""
+    return text[:10] if text and text[:4].isdigit() else None
+
+
+def _check_as_of(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    """A claim's as-of date is when its source says the fact held, so it cannot be after the source's own
+    date; one that is was most likely given the date the file was edited."""
+    for claim in sorted((c for c in context.claims.values() if context.claim_graphs[c.iri] == graph),
+                        key=lambda c: c.iri):
+        as_of = _date_text(_lexical(claim.as_of))
+        issued = [d for d in (_date_text(o) for s in claim.sources
+                              for o in context.objects(s, DCTERMS_ISSUED)) if d]
+        if not as_of or not issued or len(issued) < len(claim.sources):
+            continue
+        latest = max(issued)
+        common = min(len(as_of), len(latest))
+        if as_of[:common] > latest[:common]:
+            report.add("as-of-after-source",
+                       f"{short(claim.iri)} is as of {as_of}, after its latest source was published ({latest})",
+                       fix=("the as-of date is the date the source gives for the fact (or its publication date), "
+                            f"not the date you edited the file: use {latest} or earlier, or drop hpc:asOf"),
+                       file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri)
 
 
 def check_references(context: GraphContext, report: CheckReport) -> set[str]:

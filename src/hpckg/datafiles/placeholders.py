@@ -12,7 +12,7 @@ import pyoxigraph as ox
 from hpckg.claims import shorten
 from hpckg.datafiles.report import CheckReport
 from hpckg.namespaces import ID, hpc
-from hpckg.terms import SCHEMA_URL
+from hpckg.terms import DCTERMS_CREATOR, DCTERMS_PUBLISHER, PROV_HAD_PRIMARY_SOURCE, SCHEMA_URL
 from hpckg.vocabulary import Vocabulary, vocabulary
 
 TODO_NS = ID + "todo/"
@@ -28,6 +28,11 @@ HOME_OF_CLASS = {
     hpc("Source"): ("data/ttl/sources.ttl (or this file, if only this file cites it)", "source"),
     hpc("System"): ("data/ttl/systems/<slug>.ttl", "system"),
 }
+
+
+# Predicates from W3C vocabularies whose values are hpckg entities (the ontology gives no range for them).
+HOME_OF_PREDICATE = {PROV_HAD_PRIMARY_SOURCE: hpc("Source"), DCTERMS_CREATOR: hpc("Organisation"),
+                     DCTERMS_PUBLISHER: hpc("Organisation")}
 
 
 def is_placeholder(term: ox.Term) -> bool:
@@ -76,7 +81,7 @@ def fix_for(vocab: Vocabulary, predicate: str, claim_property: str | None, *, is
         return "replace it with the document's web address, such as <https://example.org/page>"
     if not is_iri:
         return "replace it with the real text or value, or delete the line if the source does not give it"
-    expected = vocab.expected_class(predicate, claim_property)
+    expected = vocab.expected_class(predicate, claim_property) or HOME_OF_PREDICATE.get(predicate)
     if expected is not None:
         home, command = HOME_OF_CLASS.get(expected, ("data/ttl/", None))
         tail = f" or run `hpckg new {command}`" if command else ""

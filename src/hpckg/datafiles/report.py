@@ -45,6 +45,7 @@ CODES: dict[str, tuple[str, str]] = {
     "claim-removed": (ERROR, "a claim of an existing file was deleted; claims are deprecated, never deleted"),
     "claim-edited": (ERROR, "a claim of an existing file states something else now; corrections are new claims"),
     "missing-change-entry": (ERROR, "an added or changed system has no hpc:ChangeEntry in the file"),
+    "as-of-after-source": (WARNING, "a claim's as-of date is after the date of every source it cites"),
     "conflict": (WARNING, "a claim disagrees with an existing claim from a different source"),
 }
 
