@@ -47,7 +47,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hpckg.errors import HpckgError, StoreError
+from hpckg.errors import HpckgError, InputError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
@@ -687,20 +687,26 @@ class Routes:
             raise HttpError(404, "unknown-query",
                             f"no canned query named {name!r}; available: {', '.join(canned)}")
         client = client_of(request)
+        params = {key: first(request.query_params, key) or "" for key in request.query_params}
+        try:
+            # Values are checked against the parameter's declared type and bound as RDF terms.
+            text = query.bind(params)
+        except InputError as error:
+            raise HttpError(400, "invalid-parameter", str(error)) from None
         if ext:
             if ext not in ("csv", "json", "tsv", "xml"):
                 raise HttpError(404, "unknown-format", f"{ref}: download a canned query as .csv or .json")
-            answer = self.service.run(client, Job(query.text, ext, "ttl"))
+            answer = self.service.run(client, Job(text, ext, "ttl"))
             filename = f"{name}.{ext if answer.form != 'triples' else 'ttl'}"
             return respond(200, answer.body, answer.media_type,
                            {"Content-Disposition": f'inline; filename="{filename}"'})
         try:
-            results = self.results_html(client, query.text)
+            results = self.results_html(client, text)
         except HttpError as error:
             if error.status == 429:
                 raise
             results = error_box(error)
-        return html_response(self.service.views.canned(query, results))
+        return html_response(self.service.views.canned(query, results, params))
 
     # ---- data: graph store, VoID, entities ----------------------------------------------------------
 
