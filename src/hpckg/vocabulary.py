@@ -66,13 +66,16 @@ class Property:
     range: str | None
     scheme: str | None
     is_claim_property: bool
+    kinds: frozenset[str] = frozenset()
 
     def expects(self, vocabulary: Vocabulary) -> str:
         """What a value of this property is, in words: 'a part model (hpc:PartModel)', 'one of tier:...'."""
         if self.scheme and self.scheme in vocabulary.schemes:
             return f"one of {vocabulary.schemes[self.scheme].values_text()}"
         if self.range is None:
-            return "any value"
+            if OWL + "DatatypeProperty" in self.kinds:
+                return "a literal (the ontology gives no rdfs:range; a date for timeline properties)"
+            return "an IRI or a literal (the ontology gives no rdfs:range)"
         if self.range.startswith(XSD):
             return f"a literal of type {shorten(self.range)}"
         return vocabulary.class_phrase(self.range)
@@ -136,7 +139,8 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
         iri: Property(iri, labels.get(iri, shorten(iri)), comments.get(iri, ""), first_iri(iri, RDFS_RANGE),
                       first_iri(iri, VALUE_SCHEME), hpc("ClaimProperty") in kinds
                       or any(hpc(k) in kinds for k in ("PerformanceProperty", "ComponentProperty", "TimelineProperty",
-                                                       "LineageProperty", "DatacenterMetricProperty")))
+                                                       "LineageProperty", "DatacenterMetricProperty")),
+                      frozenset(kinds))
         for iri, kinds in types.items() if iri.startswith(ONTOLOGY) and (kinds & PROPERTY_TYPES or any(
             k.startswith(ONTOLOGY) and k.endswith("Property") for k in kinds))}
     schemes = {iri: Scheme(iri, labels.get(iri, shorten(iri)), comments.get(iri, ""))
@@ -189,3 +193,30 @@ def suggestion_text(wanted: str, candidates, *, n: int = 3) -> str:
 def _namespace(iri: str) -> str:
     cut = max(iri.rfind("/"), iri.rfind("#"))
     return iri[:cut + 1]
+
+
+def reference(match: str | None = None) -> dict[str, list[dict]]:
+    """What `hpckg vocab` and the site's vocabulary page show: hpc: properties (claim properties first) with
+    the value each expects, and every concept scheme with its values, optionally only those matching."""
+    vocab = vocabulary()
+    needle = (match or "").lower()
+
+    def hit(*texts: str) -> bool:
+        return not needle or any(needle in text.lower() for text in texts)
+
+    properties = sorted(vocab.properties.values(), key=lambda p: shorten(p.iri).lower())
+    rows = [{"iri": p.iri, "name": shorten(p.iri), "label": p.label, "expects": p.expects(vocab), "comment": p.comment,
+             "claim_property": p.is_claim_property}
+            for p in properties if hit(shorten(p.iri), p.label)]
+    schemes = []
+    for scheme in sorted(vocab.schemes.values(), key=lambda s: s.label):
+        values = [{"iri": c.iri, "name": shorten(c.iri), "notation": c.notation, "label": c.label,
+                   "definition": c.definition} for c in scheme.concepts]
+        if not hit(shorten(scheme.iri), scheme.label):
+            values = [v for v in values if hit(shorten(v["iri"]), v["label"])]
+            if not values:
+                continue
+        schemes.append({"iri": scheme.iri, "name": shorten(scheme.iri), "label": scheme.label,
+                        "comment": scheme.comment, "values": values})
+    return {"claim_properties": [r for r in rows if r["claim_property"]],
+            "other_properties": [r for r in rows if not r["claim_property"]], "vocabularies": schemes}

@@ -674,6 +674,10 @@ class Routes:
         return html_response(service.views.home(service.stats, list(service.canned().values())))
 
     @guarded
+    def vocab(self, request: Request) -> Response:
+        return html_response(self.service.views.vocab())
+
+    @guarded
     def editor(self, request: Request) -> Response:
         return self.editor_response(client_of(request), first(request.query_params, "query") or "")
 
@@ -1048,6 +1052,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.VOID, routes.void, methods=list(READ_METHODS)),
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
+            Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],

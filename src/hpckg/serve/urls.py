@@ -19,6 +19,7 @@ QUERY_EDITOR = "/query"
 STORE = "/store"
 VOID = "/.well-known/void"
 QUERIES = "/queries"
+VOCAB = "/vocab"
 
 
 def home() -> str:
@@ -39,6 +40,11 @@ def canned(name: str, format: str | None = None, params: dict[str, str] | None =
     """A canned query from queries/ run on the server: its HTML results page, or a .csv/.json download, with
     the values of the parameters it declares (?min_tier=reported)."""
     return f"{QUERIES}/{quote(name)}" + (f".{format}" if format else "") + ("?" + urlencode(params) if params else "")
+
+
+def vocab() -> str:
+    """Every property and vocabulary value the ontology defines, with what each expects and means."""
+    return VOCAB
 
 
 def graph_store(graph: str | None = None) -> str:

@@ -227,6 +227,11 @@ class Views:
         return Html("Query editor", "editor.html", {
             "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES)})
 
+    def vocab(self) -> Html:
+        from hpckg.vocabulary import reference
+
+        return Html("Properties and vocabularies", "vocab.html", {"reference": reference()})
+
     def error(self, status: int, code: str, message: str) -> Html:
         return Html(f"Error {status}", "error.html", {"status": status, "code": code, "message": message})
 
