@@ -62,6 +62,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     from hpckg.query import bind_parameters, canned_queries, format_result, resolve_query
+    from hpckg.querytext import undefined_terms
 
     if args.list:
         if args.query or args.expression:
@@ -82,6 +83,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         label, text = resolve_query(args.query, params)
     else:
         raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
+    for warning in undefined_terms(text):
+        print(f"warning: {warning}", file=sys.stderr)
     store = open_for_reading(args)
     with _reading(store):
         data = format_result(store.query(text), args.format)

@@ -52,6 +52,7 @@ from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
+from hpckg.querytext import undefined_terms
 from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
@@ -496,8 +497,8 @@ def with_using(text: str, default: list[str], named: list[str]) -> str:
 
 
 def position(message: str) -> dict:
-    """{"line": n, "column": m} from a parser message like 'error at 3:17: ...'."""
-    match = re.search(r"at (\d+):(\d+)", message)
+    """{"line": n, "column": m} from a message like 'error at 3:17: ...' or '... at line 3, column 17: ...'."""
+    match = re.search(r"at (\d+):(\d+)", message) or re.search(r"at line (\d+), column (\d+)", message)
     return {"line": int(match.group(1)), "column": int(match.group(2))} if match else {}
 
 
@@ -659,7 +660,8 @@ class Routes:
                 results = self.results_html(client, query)
             except HttpError as error:
                 results, status = error_box(error), error.status
-        return html_response(views.editor(query, results, list(self.service.canned().values())), status)
+        warnings = undefined_terms(query) if query.strip() else []
+        return html_response(views.editor(query, results, list(self.service.canned().values()), warnings), status)
 
     def results_html(self, client: str, query: str) -> str:
         answer = self.service.run(client, Job(query, "json", "ttl"))

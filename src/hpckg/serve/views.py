@@ -221,11 +221,12 @@ class Views:
                     {urls.canned(query.name, "csv", params): "text/csv",
                      urls.canned(query.name, "json", params): "application/sparql-results+json"})
 
-    def editor(self, query: str, results: str, canned: list[CannedQuery]) -> Html:
+    def editor(self, query: str, results: str, canned: list[CannedQuery], warnings: list[str] | None = None) -> Html:
         examples = [(q.name, q.description, q.text) for q in canned]
         examples += [(name, None, text) for name, text in BUILTIN_EXAMPLES.items()]
         return Html("Query editor", "editor.html", {
-            "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES)})
+            "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES),
+            "warnings": warnings or []})
 
     def vocab(self) -> Html:
         from hpckg.vocabulary import reference
