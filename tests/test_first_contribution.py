@@ -6,7 +6,9 @@ and an as-of date after the source's own date is a warning."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,26 @@ def test_allowed_categories_come_from_the_ontology(project: Path):
     completed = run_hpckg("new", "part", "Some Part", "--category", "nonsense", cwd=project)
     err = text(completed)[1]
     assert all(role in err for role in roles), err
+
+
+def test_a_shared_file_is_reviewed_for_what_the_change_adds_or_alters(project: Path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run([*git, *args], cwd=project, check=True, capture_output=True)
+    for args in SCAFFOLDS[:2]:
+        assert run_hpckg("new", *args, cwd=project).returncode == 0
+    sources = (project / "data" / "ttl" / "sources.ttl").read_text(encoding="utf-8")
+    # ...and alter an existing claim's note in another shared file (a reviewer must see it)
+    parts = project / "data" / "ttl" / "parts.ttl"
+    parts.write_text(parts.read_text(encoding="utf-8").replace(
+        'skos:note "Open source; SchedMD is its main developer."@en',
+        'skos:note "Open source; SchedMD develops it."@en'), encoding="utf-8")
+    assert "src:isambard-ai-launch" in sources
+    completed = run_hpckg("check", "data/ttl/sources.ttl", "data/ttl/countries.ttl", "data/ttl/parts.ttl",
+                          "--format", "json", cwd=project)
+    report = json.loads(text(completed)[0])
+    assert report["adds"]["entities"] == {"sources": ["https://w3id.org/hpckg/id/source/isambard-ai-launch"],
+                                          "countries": ["https://w3id.org/hpckg/id/country/GB"]}
+    assert report["adds"]["alters"] == ["https://w3id.org/hpckg/id/claim/slurm-maker"]
+    review = text(run_hpckg("check", "data/ttl/sources.ttl", "data/ttl/countries.ttl", cwd=project))[0]
+    assert "**Adds:** 1 source, 1 country" in review and "src:arxiv-2403-07648" not in review

@@ -83,7 +83,7 @@ class Problem:
 
 _SINGULAR = {"systems": "system", "organisations": "organisation", "parts": "part", "components": "component",
              "sites": "site", "sources": "source", "source checks": "source check",
-             "change entries": "change entry"}
+             "change entries": "change entry", "countries": "country"}
 
 
 @dataclass
@@ -92,6 +92,7 @@ class Additions:
 
     entities: dict[str, list[str]] = field(default_factory=dict)  # "systems" -> [IRI, ...]
     claims_by_tier: dict[str, int] = field(default_factory=dict)
+    altered: list[str] = field(default_factory=list)  # existing claims the change alters (tier, rank, note...)
 
     def line(self) -> str:
         parts = [f"{len(iris)} {kind if len(iris) != 1 else _SINGULAR.get(kind, kind)}"
@@ -100,6 +101,8 @@ class Additions:
         if claims:
             tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items())
             parts.append(f"{claims} claim{'s' if claims != 1 else ''} ({tiers})")
+        if self.altered:
+            parts.append(f"alters {len(self.altered)} existing claim{'s' if len(self.altered) != 1 else ''}")
         return ", ".join(parts) or "nothing"
 
 
@@ -143,7 +146,8 @@ class CheckReport:
             "errors": len(self.errors),
             "warnings": len(self.warnings),
             "graph_checked": self.graph_checked,
-            "adds": {"entities": self.additions.entities, "claims_by_tier": self.additions.claims_by_tier},
+            "adds": {"entities": self.additions.entities, "claims_by_tier": self.additions.claims_by_tier,
+                     "alters": self.additions.altered},
             "problems": [p.to_dict() for p in self.problems],
             "notes": self.notes,
         }, indent=2)
@@ -157,6 +161,8 @@ class CheckReport:
         for kind, iris in self.additions.entities.items():
             if iris and kind != "claims":
                 out.append(f"- {kind}: {', '.join(shorten(i) for i in iris)}")
+        if self.additions.altered:
+            out.append(f"- alters: {', '.join(shorten(i) for i in self.additions.altered)}")
         out.append("")
         n_err, n_warn = len(self.errors), len(self.warnings)
         out.append(f"**Problems:** {n_err} error{'s' if n_err != 1 else ''}, "
