@@ -11,12 +11,34 @@ from pathlib import Path
 
 import pytest
 
+from hpckg import project as hpckg_project
 from hpckg.build import populate
+from hpckg.datafiles import check_data_files
 from hpckg.store import Store
 from hpckg.validate import ValidationReport, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+
+def drafts_in_data() -> str:
+    """The data files that break a file-level rule (a half-written draft, a file that does not parse), as
+    the lines `hpckg check` prints; empty when every file is finished."""
+    files = [path for folder in hpckg_project.current().data for path in sorted(folder.rglob("*.ttl"))]
+    report = check_data_files(files)
+    return "\n".join(f"  {p.location()}: [{p.code}] {p.message}" for p in report.errors)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A draft in data/ttl/ stops the run with one message: every test that builds the graph would fail on
+    it, burying the one thing to do under a page of the same error."""
+    problems = drafts_in_data()
+    if problems:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line("a file in data/ttl/ is a draft or does not parse, so the graph cannot be built and "
+                            f"no test that reads it can run:\n{problems}\nfinish it (`hpckg check FILE` says what "
+                            "is missing) or move it out of data/ttl/ while it is a draft", red=True, bold=True)
+        pytest.exit("a draft in data/ttl/ (above)", returncode=1)
 
 
 def hpckg_executable() -> str:

@@ -172,7 +172,7 @@ def test_query_errors_are_clean(built_store, tmp_path):
     completed = run_hpckg("query", "-e", "SELECT ?s WHERE {\n  ?s ?p \n}", "--store", str(built_store))
     out, err = text(completed)
     assert completed.returncode == 2
-    assert re.search(r"SPARQL syntax error at line 3, column \d+: expected", err), err
+    assert re.search(r"SPARQL syntax error at line 3, column \d+: the query ends too early, after '\}'", err), err
     assert "Traceback" not in err
     completed = run_hpckg("query", "no-such-query", "--store", str(built_store))
     assert completed.returncode == 2 and "no canned query named 'no-such-query'" in text(completed)[1]

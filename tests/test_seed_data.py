@@ -18,6 +18,7 @@ import pytest
 
 from hpckg import paths
 from hpckg.claims import shorten
+from hpckg.namespaces import graph_for
 from hpckg.store import Store, parse_file
 from hpckg.validate import ValidationReport
 
@@ -153,9 +154,17 @@ def test_every_claim_has_one_tier_and_a_source_or_a_derivation(store: Store):
     assert not bad, bad
 
 
+def in_seed_files(pattern: str) -> str:
+    """`pattern` read from the seed files only: a contribution added as CONTRIBUTING.md teaches (Frontier,
+    verified by two independent sources) is not a seed, and an assertion about the seeds must not fail on it."""
+    graphs = " ".join(f"<{graph_for(f'data/ttl/{name}')}>" for name in CURATED_FILES)
+    return f"VALUES ?seedFile {{ {graphs} }} GRAPH ?seedFile {{ {pattern} }}"
+
+
 def test_no_curated_claim_is_verified(store: Store):
     # The seeds' only sources are the operators' own papers, an aggregator and reference pages.
-    assert not select(store, "SELECT ?c WHERE { ?c a hpc:Claim ; hpc:tier tier:verified }")
+    assert select(store, f"SELECT ?c WHERE {{ {in_seed_files('?c a hpc:Claim')} }}"), "no seed claims found"
+    assert not select(store, f"SELECT ?c WHERE {{ {in_seed_files('?c a hpc:Claim ; hpc:tier tier:verified')} }}")
 
 
 def test_every_claim_slug_starts_with_its_entitys_slug(store: Store):

@@ -14,6 +14,7 @@ import pytest
 from hpckg.build import build
 from hpckg.namespaces import ID, PREFIXES
 from hpckg.page.read import system_page
+from hpckg.query import bind_parameters
 from hpckg.store import Store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "timeseries"
@@ -47,8 +48,7 @@ def plain(store: Store, subject: str, prop: str) -> list[str]:
 def run(store: Store, name: str, *, include_all: bool = False) -> list[dict[str, str]]:
     text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
     if include_all:
-        assert "VALUES ?includeAll { false }" in text
-        text = text.replace("VALUES ?includeAll { false }", "VALUES ?includeAll { true }")
+        text = bind_parameters(text, {"include_all": "true"})
     result = store.query(text)
     names = [v.value for v in result.variables]
     return [{n: short(row[n].value) for n in names if row[n] is not None} for row in result]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,66 @@ from hpckg.formats import (
     rdf_format,
     results_format,
 )
+from hpckg.namespaces import PREFIXES
 from hpckg.store import QueryResult
+from hpckg.terms import XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
+from hpckg.vocabulary import Scheme, suggestion_text, vocabulary
+
+# "# param NAME: DEFAULT [TYPE] what it means" in a canned query's header; TYPE is a concept scheme of the
+# ontology (hpc:TierScheme: the value is one of its concepts) or xsd:boolean, xsd:integer or xsd:string.
+PARAM_LINE = re.compile(r"^#\s*param\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<default>\S+)\s+"
+                        r"\[(?P<type>[\w-]+:[\w-]+)\]\s*(?P<description>.*)$")
+LITERAL_TYPES = {"xsd:boolean": XSD_BOOLEAN, "xsd:integer": XSD_INTEGER, "xsd:string": XSD_STRING}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A value a canned query takes, declared in its header and bound in its `VALUES ?name { ... }` line."""
+
+    name: str
+    default: str
+    type: str  # a prefixed name: hpc:TierScheme, xsd:boolean...
+    description: str
+
+    def allowed(self) -> list[str] | None:
+        """The values a scheme-typed parameter takes (concept notations, in the scheme's order)."""
+        if self.type in LITERAL_TYPES:
+            return ["true", "false"] if self.type == "xsd:boolean" else None
+        return [c.notation for c in self._scheme().concepts]
+
+    def _scheme(self) -> Scheme:
+        prefix, _, local = self.type.partition(":")
+        scheme = vocabulary().schemes.get(PREFIXES.get(prefix, "") + local)
+        if scheme is None:
+            raise InputError(f"parameter {self.name} is declared with type {self.type}, which is neither a concept "
+                             f"scheme of the ontology nor one of {', '.join(LITERAL_TYPES)}")
+        return scheme
+
+    def term(self, value: str) -> ox.NamedNode | ox.Literal:
+        """The RDF term for `value`, checked against the declared type; an error names the allowed values."""
+        if self.type == "xsd:boolean":
+            if value.lower() not in ("true", "false"):
+                raise InputError(f"parameter {self.name} is true or false, not {value!r}")
+            return ox.Literal(value.lower(), datatype=ox.NamedNode(XSD_BOOLEAN))
+        if self.type == "xsd:integer":
+            if not re.fullmatch(r"[+-]?\d{1,18}", value):
+                raise InputError(f"parameter {self.name} is a whole number, not {value!r}")
+            return ox.Literal(str(int(value)), datatype=ox.NamedNode(XSD_INTEGER))
+        if self.type == "xsd:string":
+            return ox.Literal(value)
+        scheme = self._scheme()
+        for concept in scheme.concepts:
+            if value in (concept.notation, concept.iri, shorten(concept.iri)):
+                return ox.NamedNode(concept.iri)
+        hint = suggestion_text(value, [c.notation for c in scheme.concepts])
+        raise InputError(f"parameter {self.name} is one of {', '.join(c.notation for c in scheme.concepts)} "
+                         f"({scheme.label.lower()}), not {value!r}; {hint}".rstrip("; "))
+
+    def summary(self) -> str:
+        """'min_tier=lead (one of verified, reported, lead): the lowest tier counted...'."""
+        allowed = self.allowed()
+        kind = f"one of {', '.join(allowed)}" if allowed else self.type
+        return f"{self.name}={self.default} ({kind}): {self.description}"
 
 
 @dataclass(frozen=True)
@@ -32,6 +93,48 @@ class CannedQuery:
     @property
     def text(self) -> str:
         return self.path.read_text(encoding="utf-8")
+
+    @property
+    def parameters(self) -> tuple[Parameter, ...]:
+        return header_parameters(self.text)
+
+    def bind(self, values: Mapping[str, str] | None = None) -> str:
+        """The query text with each parameter's VALUES line holding the given value (else its default), as an
+        RDF term checked against the parameter's type: user text never becomes query text."""
+        return bind_parameters(self.text, values or {}, label=self.name)
+
+
+def header_parameters(text: str) -> tuple[Parameter, ...]:
+    """The parameters a query's header comment declares."""
+    found: list[Parameter] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+        match = PARAM_LINE.match(stripped)
+        if match:
+            found.append(Parameter(match["name"], match["default"], match["type"], match["description"].strip()))
+        elif found and re.match(r"#\s{2,}\S", stripped):  # an indented line continues the description
+            last = found[-1]
+            found[-1] = Parameter(last.name, last.default, last.type, f"{last.description} {stripped[1:].strip()}")
+    return tuple(found)
+
+
+def bind_parameters(text: str, values: Mapping[str, str], *, label: str = "query") -> str:
+    parameters = {p.name: p for p in header_parameters(text)}
+    unknown = sorted(set(values) - set(parameters))
+    if unknown:
+        takes = ", ".join(parameters) if parameters else "no parameters"
+        raise InputError(f"{label} has no parameter {', '.join(unknown)}; it takes {takes}")
+    for name, parameter in parameters.items():
+        term = parameter.term(values.get(name, parameter.default))
+        pattern = re.compile(r"VALUES\s+\?" + re.escape(name) + r"\s*\{[^}]*\}")
+        if len(pattern.findall(text)) != 1:
+            raise InputError(f"{label} declares parameter {name} but has no single `VALUES ?{name} {{ ... }}` line "
+                             "to bind it in")
+        found = pattern.search(text)
+        text = text[:found.start()] + f"VALUES ?{name} {{ {term} }}" + text[found.end():]
+    return text
 
 
 def header_description(text: str) -> str:
@@ -61,15 +164,15 @@ def canned_query(name: str) -> CannedQuery:
     raise UnknownNameError(f"no canned query named {name!r}; available: {names}")
 
 
-def resolve_query(ref: str) -> tuple[str, str]:
-    """(label, SPARQL text) for a canned query name or a path to a .rq/.sparql file."""
+def resolve_query(ref: str, params: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(label, SPARQL text) for a canned query name or a path to a .rq/.sparql file, its parameters bound."""
     path = Path(ref)
     if ref.endswith((".rq", ".sparql")) or path.is_file():
         if not path.is_file():
             raise InputError(f"query file not found: {ref}")
-        return str(path), path.read_text(encoding="utf-8")
+        return str(path), bind_parameters(path.read_text(encoding="utf-8"), params or {}, label=str(path))
     query = canned_query(ref)
-    return query.name, query.text
+    return query.name, query.bind(params)
 
 
 def _cell(term: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> str:

@@ -11,7 +11,6 @@ import datetime as dt
 import fcntl
 import io
 import os
-import re
 import shutil
 import socket
 import sys
@@ -133,19 +132,16 @@ def parse_file(path: Path, *, format: RdfFormatInfo | None = None, base_iri: str
     return parse_rdf(data, format=fmt, path=str(path), base_iri=base_iri)
 
 
-def query_error(error: SyntaxError, prepended_lines: int = 0) -> QuerySyntaxError:
+def query_error(error: SyntaxError, prepended_lines: int = 0, text: str = "") -> QuerySyntaxError:
     """A QuerySyntaxError saying where the query broke, in the user's own line numbers (the PREFIX lines
-    hpckg prepends are subtracted) and without the parser's full list of expected tokens."""
-    message = str(error)
-    match = re.match(r"error at (\d+):(\d+): (.*)", message, re.S)
-    if not match:
-        return QuerySyntaxError(f"SPARQL syntax error: {message}")
-    line, column, detail = int(match[1]) - prepended_lines, int(match[2]), match[3]
-    detail = " ".join(detail.split())
-    if len(detail) > 160:
-        detail = detail[:157] + "..."
-    error_out = QuerySyntaxError(f"SPARQL syntax error at line {line}, column {column}: {detail}")
-    error_out.line, error_out.column = line, column  # type: ignore[attr-defined]
+    hpckg prepends are subtracted), with a short message instead of the parser's list of expected tokens."""
+    from hpckg.querytext import syntax_problem
+
+    problem = syntax_problem(text, str(error), prepended_lines=prepended_lines)
+    if problem is None:
+        return QuerySyntaxError(f"SPARQL syntax error: {error}")
+    error_out = QuerySyntaxError(str(problem))
+    error_out.line, error_out.column = problem.line, problem.column  # type: ignore[attr-defined]
     return error_out
 
 
@@ -222,13 +218,13 @@ class Store:
         try:
             return self._store.query(text, **kwargs)
         except SyntaxError as error:
-            raise query_error(error, _PREFIX_LINES if prefixes else 0) from None
+            raise query_error(error, _PREFIX_LINES if prefixes else 0, sparql) from None
 
     def update(self, sparql: str) -> None:
         try:
             self._store.update(sparql_prefixes() + sparql)
         except SyntaxError as error:
-            raise query_error(error, _PREFIX_LINES) from None
+            raise query_error(error, _PREFIX_LINES, sparql) from None
 
     def named_graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "diff": "hpckg.cli.contribute",
     "import": "hpckg.cli.imports",
     "verify": "hpckg.cli.verify",
+    "vocab": "hpckg.cli.vocab",
 }
 
 DESCRIPTION = """\

@@ -8,13 +8,28 @@ import sys
 from pathlib import Path
 
 NEW_HELP = """\
-Write the skeleton of a new system's Turtle file (data/ttl/systems/<slug>.ttl, the slug made from NAME)
-with every required field as a "TODO" placeholder; `hpckg check` fails until each one is filled in.
-Refuses to overwrite an existing file.
+Write what a contribution needs, with every field hpckg cannot know as a "TODO" placeholder that
+`hpckg check` explains (the allowed values, or what to write) until it is filled in. Never overwrites.
+
+  system NAME        data/ttl/systems/<slug>.ttl: the system, its claims, its source and change entry;
+                     --part/--nodes/--per-node add the accelerator component, --site the site claim,
+                     --source-url the source's address
+  part NAME          appended to data/ttl/parts.ttl (--maker, --category, --source)
+  site NAME          data/ttl/sites/<slug>.ttl (--operator, --country, --source)
+  organisation NAME  appended to data/ttl/organisations.ttl (--type, --source)
+  country CODE       appended to data/ttl/countries.ttl (--name)
+  source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator)
+
+Today's date is written only as the change entry's date: a claim's as-of date is the source's.
 
 examples:
   hpckg new system "Frontier" --operator "Oak Ridge National Laboratory" --country US
-  hpckg new system "Isambard-AI" --operator university-of-bristol --country GB --out-dir /tmp/draft
+  hpckg new country GB --name "United Kingdom"
+  hpckg new organisation "University of Bristol" --type university
+  hpckg new part "NVIDIA GH200 Grace Hopper Superchip" --slug nvidia-gh200 --maker nvidia --category accelerator
+  hpckg new site "Bristol National Composites Centre" --slug bristol-ncc --operator university-of-bristol --country GB
+  hpckg new system "Isambard-AI phase 1" --operator university-of-bristol --country GB --part nvidia-gh200 \\
+      --nodes 42 --per-node 4 --site bristol-ncc --source-url https://www.bristol.ac.uk/isambard-ai
   hpckg new system "富岳" --slug fugaku --operator riken --country JP
 """
 
@@ -46,18 +61,38 @@ examples:
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
-    new = subparsers.add_parser("new", help="scaffold a new system file", description=NEW_HELP,
-                                formatter_class=fmt)
-    new.add_argument("kind", choices=["system"], help="what to create (only 'system' for now)")
-    new.add_argument("name", help='the system\'s name, such as "Frontier"')
-    new.add_argument("--operator", required=True, metavar="ORG",
-                     help="the operator's slug or name; an organisation already in data/ttl/ is reused")
-    new.add_argument("--country", required=True, metavar="CC", help="ISO 3166-1 alpha-2 code, such as US")
+    new = subparsers.add_parser("new", help="scaffold a system, part, site, organisation, country or source",
+                                description=NEW_HELP, formatter_class=fmt)
+    new.add_argument("kind", choices=["system", "part", "site", "organisation", "country", "source"],
+                     help="what to create")
+    new.add_argument("name", help='its name, such as "Frontier" (a country: its ISO code; a source: its slug)')
+    new.add_argument("--operator", default=None, metavar="ORG",
+                     help="system, site: the operator's slug or name; a system's operator not in data/ttl/ yet is "
+                          "defined in its file")
+    new.add_argument("--country", default=None, metavar="CC", help="system, site: ISO 3166-1 alpha-2 code, such as US")
     new.add_argument("--slug", default=None, metavar="SLUG",
                      help="the slug for the IRI and the file name (default: made from NAME); needed when "
                           "NAME has no ASCII letters, such as --slug fugaku for \"富岳\"")
     new.add_argument("--out-dir", type=Path, default=None, metavar="DIR",
-                     help="folder to write into (default data/ttl/systems)")
+                     help="system, site: folder to write into (default data/ttl/systems or data/ttl/sites)")
+    new.add_argument("--part", default=None, metavar="PART", help="system: the accelerator's part model in data/ttl/")
+    new.add_argument("--nodes", type=int, default=None, metavar="N", help="system: nodes with accelerators")
+    new.add_argument("--per-node", type=int, default=None, metavar="N", help="system: accelerators per node")
+    new.add_argument("--site", default=None, metavar="SITE", help="system: its site in data/ttl/sites/")
+    new.add_argument("--source-url", default=None, metavar="URL", help="system: the address of the source it cites")
+    new.add_argument("--source", default=None, metavar="SLUG", help="part, site, organisation: the source to cite")
+    new.add_argument("--maker", default=None, metavar="ORG", help="part: the organisation that makes it")
+    new.add_argument("--category", default=None, metavar="ROLE", help="part: what it is for, such as accelerator")
+    new.add_argument("--type", default=None, metavar="TYPE", dest="org_type",
+                     help="organisation: company, research-lab, university... (`hpckg vocab` lists them)")
+    new.add_argument("--name", default=None, dest="country_name", metavar="NAME",
+                     help="country: its name in English")
+    new.add_argument("--url", default=None, metavar="URL", help="source: its web address")
+    new.add_argument("--title", default=None, metavar="TITLE", help="source: the document's title")
+    new.add_argument("--kind", default=None, dest="source_kind", metavar="KIND",
+                     help="source: paper, operator-page, news-article... (`hpckg vocab` lists them)")
+    new.add_argument("--issued", default=None, metavar="DATE", help="source: when it was published, such as 2024-06")
+    new.add_argument("--creator", default=None, metavar="ORG", help="source: the organisation that wrote it")
     new.set_defaults(handler=cmd_new)
 
     check = subparsers.add_parser("check", help="review a Turtle contribution against the whole graph",
@@ -81,12 +116,53 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     diff.set_defaults(handler=cmd_diff)
 
 
-def cmd_new(args: argparse.Namespace) -> int:
-    from hpckg.contribute.scaffold import new_system
+# Which options each kind of `hpckg new` reads; any other option given is an error naming it.
+NEW_OPTIONS = {
+    "system": {"operator", "country", "slug", "out_dir", "part", "nodes", "per_node", "site", "source_url"},
+    "part": {"slug", "maker", "category", "source"},
+    "site": {"operator", "country", "slug", "out_dir", "source"},
+    "organisation": {"slug", "org_type", "source"},
+    "country": {"country_name"},
+    "source": {"url", "title", "source_kind", "issued", "creator"},
+}
+NEW_REQUIRED = {"system": ("operator", "country"), "site": ("operator", "country")}
 
-    path = new_system(args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
-                      slug=args.slug)
-    print(f"wrote {path}")
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from hpckg.contribute import scaffold_entities as entities
+    from hpckg.contribute.scaffold import new_system
+    from hpckg.errors import InputError
+
+    all_options = set().union(*NEW_OPTIONS.values())
+    flag = {"org_type": "--type", "country_name": "--name", "source_kind": "--kind"}
+    for option in sorted(all_options - NEW_OPTIONS[args.kind]):
+        if getattr(args, option) is not None:
+            raise InputError(f"{flag.get(option, '--' + option.replace('_', '-'))} cannot be used with "
+                             f"`hpckg new {args.kind}`")
+    for option in NEW_REQUIRED.get(args.kind, ()):
+        if getattr(args, option) is None:
+            raise InputError(f"`hpckg new {args.kind}` needs --{option}")
+    if args.kind == "system":
+        path = new_system(args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
+                          slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node, site=args.site,
+                          source_url=args.source_url)
+    else:
+        written = {
+            "part": lambda: entities.new_part(args.name, slug=args.slug, maker=args.maker, category=args.category,
+                                              source=args.source),
+            "site": lambda: entities.new_site(args.name, operator=args.operator, country=args.country,
+                                              slug=args.slug, source=args.source, out_dir=args.out_dir),
+            "organisation": lambda: entities.new_organisation(args.name, slug=args.slug, org_type=args.org_type,
+                                                              source=args.source),
+            "country": lambda: entities.new_country(args.name, name=args.country_name),
+            "source": lambda: entities.new_source(args.name, url=args.url, title=args.title, kind=args.source_kind,
+                                                  issued=args.issued, creator=args.creator),
+        }[args.kind]()
+        path = written.path
+    if args.kind != "system" and written.appended:
+        print(f"added {args.kind} <{written.iri}> to {path}")
+    else:
+        print(f"wrote {path}")
     print(f"next: fill in every TODO, then run `hpckg check {path}`", file=sys.stderr)
     return 0
 

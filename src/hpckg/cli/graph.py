@@ -61,7 +61,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from hpckg.query import canned_queries, format_result, resolve_query
+    from hpckg.query import bind_parameters, canned_queries, format_result, resolve_query
+    from hpckg.querytext import undefined_terms
 
     if args.list:
         if args.query or args.expression:
@@ -70,15 +71,20 @@ def cmd_query(args: argparse.Namespace) -> int:
         width = max(len(q.name) for q in queries) if queries else 0
         for q in queries:
             print(f"{q.name.ljust(width)}  {q.description}")
+            for parameter in q.parameters:
+                print(f"{'':{width}}    --param {parameter.summary()}")
         return 0
+    params = parse_params(args.param or [])
     if args.expression and args.query:
         raise InputError("give either a query NAME|FILE or -e 'SPARQL', not both")
     if args.expression:
-        label, text = "-e", args.expression
+        label, text = "-e", bind_parameters(args.expression, params, label="-e")
     elif args.query:
-        label, text = resolve_query(args.query)
+        label, text = resolve_query(args.query, params)
     else:
         raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
+    for warning in undefined_terms(text):
+        print(f"warning: {warning}", file=sys.stderr)
     store = open_for_reading(args)
     with _reading(store):
         data = format_result(store.query(text), args.format)
@@ -88,6 +94,19 @@ def cmd_query(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return 0
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    """--param NAME=VALUE, each name once."""
+    params: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InputError(f"--param {item!r} is not NAME=VALUE, such as --param min_tier=reported")
+        if name in params:
+            raise InputError(f"--param {name} is given twice")
+        params[name] = value
+    return params
 
 
 # --- export ---------------------------------------------------------------------------------------
@@ -152,10 +171,15 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Run SPARQL on the store with Oxigraph's native engine. The project's prefixes (hpc:, "
                     "sys:, claim:, tier: ...) are predeclared.\n\nexamples:\n  hpckg query --list\n"
                     "  hpckg query acme-total\n  hpckg query my-query.rq --format csv\n"
+                    "  hpckg query accelerators-by-country --param min_tier=reported\n"
                     "  hpckg query -e 'SELECT ?s WHERE { ?s a hpc:System }' --format json")
     p.add_argument("query", nargs="?", metavar="NAME|FILE", help="a canned query name or a .rq file")
     p.add_argument("-e", "--expression", metavar="SPARQL", help="inline SPARQL")
-    p.add_argument("--list", action="store_true", help="list the canned queries with their descriptions")
+    p.add_argument("--list", action="store_true",
+                   help="list the canned queries with their descriptions and parameters")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="a parameter the query declares in its header (see --list), such as min_tier=reported; "
+                        "checked against its allowed values")
     p.add_argument("--format", default=None, choices=tuple(dict.fromkeys(SELECT_FORMATS + GRAPH_FORMATS)),
                    help="table (default), csv, tsv, json, xml for SELECT/ASK; ttl (default), nt, jsonld, "
                         "xml for CONSTRUCT/DESCRIBE")

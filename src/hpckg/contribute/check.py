@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from hpckg import paths
+from hpckg import paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
-from hpckg.contribute.edits import check_edits
+from hpckg.contribute.edits import BaseVersion, altered_claims, base_version, check_edits
 from hpckg.datafiles.filecheck import ParsedFile, check_file
 from hpckg.datafiles.report import CheckReport
 from hpckg.namespaces import hpc
@@ -26,6 +26,7 @@ KINDS = {  # rdf:type -> the heading `hpckg check` counts additions under
     hpc("System"): "systems", hpc("Organisation"): "organisations", hpc("PartModel"): "parts",
     hpc("Component"): "components", hpc("Site"): "sites", hpc("Datacenter"): "sites",
     hpc("Source"): "sources", hpc("SourceCheck"): "source checks", hpc("ChangeEntry"): "change entries",
+    hpc("Country"): "countries",
 }
 
 _baseline_cache: dict[tuple, list[Violation]] = {}
@@ -38,15 +39,20 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     files = [Path(f) for f in files]
     report = CheckReport(files=[str(f) for f in files])
     parsed: list[ParsedFile] = []
+    versions: dict[Path, BaseVersion | None] = {}
     for path in files:
         before = len(report.errors)
         result = check_file(path, report)
         if result is None:
             continue
-        _count_additions(result, report)
+        versions[result.path] = base_version(result, base)
+        # A data file that exists at the base (a shared file: parts, sources, countries) is reviewed for what
+        # this change adds or alters there; any other file is reviewed whole.
+        shared = versions[result.path] if _in_data_folders(result.path) else None
+        _count_additions(result, report, shared)
         if len(report.errors) == before:
             parsed.append(result)
-    check_edits(parsed, report, base=base)
+    check_edits(parsed, report, base=base, versions=versions)
     if report.errors:
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
@@ -58,12 +64,26 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     return report
 
 
-def _count_additions(parsed: ParsedFile, report: CheckReport) -> None:
+def _in_data_folders(path: Path) -> bool:
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(folder.resolve()) for folder in project.current().data)
+
+
+def _count_additions(parsed: ParsedFile, report: CheckReport, old: BaseVersion | None) -> None:
+    """What the file adds: in a file that exists at the base revision (a shared file such as parts.ttl),
+    only what this change adds there, and the existing claims it alters."""
     entities = report.additions.entities
     claims: set[str] = set()
     tiers: dict[str, str] = {}
+    existing = {q.subject.value for q in old.quads if q.predicate.value == RDF_TYPE} if old else set()
+    if old is not None:
+        for iri in altered_claims(old, parsed):
+            if iri not in report.additions.altered:
+                report.additions.altered.append(iri)
     for quad in parsed.quads:
         p, s, o = quad.predicate.value, quad.subject.value, quad.object.value
+        if s in existing:
+            continue
         if p == RDF_TYPE and o in KINDS:
             bucket = entities.setdefault(KINDS[o], [])
             if s not in bucket:

@@ -21,8 +21,9 @@ from hpckg.datafiles.filecheck import ParsedFile
 from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
+from hpckg.references import is_reference, undefined_reference
 from hpckg.store import Store
-from hpckg.terms import CLAIM_TYPES, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
+from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
 
@@ -136,7 +137,9 @@ def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=
         _check_duplicates(context, graph, parsed, report)
         _check_claims(context, graph, parsed, report)
         _check_change_history(context, graph, parsed, report)
-    _check_shapes(context, report, baseline_fn)
+        _check_as_of(context, graph, parsed, report)
+    undefined = check_references(context, report)
+    _check_shapes(context, report, baseline_fn, undefined)
 
 
 def _check_ownership(context: GraphContext, parsed: ParsedFile, report: CheckReport) -> None:
@@ -237,7 +240,53 @@ def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile,
                    file=parsed.display, line=parsed.line_of_iri(changed[system]), focus=system)
 
 
-def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> None:
+def _date_text(text: str | None) -> str | None:
+    """'2024-06-10', '2024-06' or '2024' from a date, year-month or year (time of day dropped)."""
+    return text[:10] if text and text[:4].isdigit() else None
+
+
+def _check_as_of(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    """A claim's as-of date is when its source says the fact held, so it cannot be after the source's own
+    date; one that is was most likely given the date the file was edited."""
+    for claim in sorted((c for c in context.claims.values() if context.claim_graphs[c.iri] == graph),
+                        key=lambda c: c.iri):
+        as_of = _date_text(_lexical(claim.as_of))
+        issued = [d for d in (_date_text(o) for s in claim.sources
+                              for o in context.objects(s, DCTERMS_ISSUED)) if d]
+        if not as_of or not issued or len(issued) < len(claim.sources):
+            continue
+        latest = max(issued)
+        common = min(len(as_of), len(latest))
+        if as_of[:common] > latest[:common]:
+            report.add("as-of-after-source",
+                       f"{short(claim.iri)} is as of {as_of}, after its latest source was published ({latest})",
+                       fix=("the as-of date is the date the source gives for the fact (or its publication date), "
+                            f"not the date you edited the file: use {latest} or earlier, or drop hpc:asOf"),
+                       file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri)
+
+
+def check_references(context: GraphContext, report: CheckReport) -> set[str]:
+    """Every entity the contribution refers to that no file defines, once each, with where to add it and the
+    nearest defined entity of its kind; returns them, so the shape violations they cause are not repeated."""
+    known = {iri for iri, kinds in context.types.items() if kinds}
+    undefined: set[str] = set()
+    for parsed in context.graphs.values():
+        properties = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == hpc("property")}
+        for quad in parsed.quads:
+            iri = quad.object.value
+            if not isinstance(quad.object, ox.NamedNode) or iri in known or iri in undefined \
+                    or not is_reference(iri):
+                continue
+            undefined.add(iri)
+            found = undefined_reference(iri, known, predicate=quad.predicate.value,
+                                        claim_property=properties.get(quad.subject.value))
+            report.add("undefined-entity", found.message(), fix=found.fix(), file=parsed.display,
+                       line=parsed.line_of_iri(iri, statement=False), focus=iri,
+                       details={"expected": found.expected, "suggestions": list(found.suggestions)})
+    return undefined
+
+
+def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn, undefined: set[str]) -> None:
     mentioned: dict[str, ParsedFile] = {}
     defined: set[str] = set()
     for parsed in context.graphs.values():
@@ -253,6 +302,8 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn) -> No
     result = validate(context.store)
     # A redefined entity is reported once, as redefines-entity: the violations it causes follow from it.
     redefined = {p.focus for p in report.problems if p.code == "redefines-entity"}
+    # A reference to an undefined entity is reported once, as undefined-entity, not as each rule it breaks.
+    result.violations = [v for v in result.violations if v.value not in undefined and v.focus not in undefined]
     relevant = [v for v in result.violations if v.focus in mentioned and v.focus not in redefined]
     outside = [v for v in relevant if v.focus not in defined]
     if outside and baseline_fn is not None:

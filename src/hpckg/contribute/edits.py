@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -66,26 +67,57 @@ def claims_of(quads: list[ox.Quad]) -> tuple[dict[str, dict[str, set[str]]], set
     return claims, entries
 
 
-def check_edits(parsed: list[ParsedFile], report: CheckReport, *, base: str | None = None) -> None:
-    """Report removed and edited claims, and changed claims without a new change entry, per file."""
-    for item in parsed:
-        root = git_root(item.path.resolve())
-        if root is None:
-            continue
-        revision = base or default_base(root)
-        if revision is None:
-            continue
-        if base is not None and _git(root, "rev-parse", "--verify", f"{base}^{{commit}}") is None:
-            raise InputError(f"--base {base}: not a revision of the repository at {root}")
+@dataclass(frozen=True)
+class BaseVersion:
+    """A contribution file as it was at the base revision."""
+
+    revision: str
+    relative: str
+    quads: list[ox.Quad]
+
+
+def base_version(item: ParsedFile, base: str | None = None) -> BaseVersion | None:
+    """The file at the base revision (`base`, else the merge base with the main branch); None for a new file,
+    outside a git checkout, or when the base version does not parse."""
+    root = git_root(item.path.resolve())
+    if root is None:
+        return None
+    revision = base or default_base(root)
+    if revision is None:
+        return None
+    if base is not None and _git(root, "rev-parse", "--verify", f"{base}^{{commit}}") is None:
+        raise InputError(f"--base {base}: not a revision of the repository at {root}")
+    try:
         relative = item.path.resolve().relative_to(root).as_posix()
-        old_text = _git(root, "show", f"{revision}:{relative}")
-        if old_text is None:
-            continue  # a new file: everything in it is an addition
-        try:
-            old_quads = parse_rdf(old_text, format=rdf_format("ttl"), path=f"{revision}:{relative}")
-        except RdfSyntaxError:
-            continue  # the base did not parse; nothing to compare with
-        old_claims, old_entries = claims_of(old_quads)
+    except ValueError:
+        return None
+    old_text = _git(root, "show", f"{revision}:{relative}")
+    if old_text is None:
+        return None  # a new file: everything in it is an addition
+    try:
+        return BaseVersion(revision, relative, parse_rdf(old_text, format=rdf_format("ttl"),
+                                                         path=f"{revision}:{relative}"))
+    except RdfSyntaxError:
+        return None  # the base did not parse; nothing to compare with
+
+
+def altered_claims(old: BaseVersion, item: ParsedFile) -> list[str]:
+    """Claims of the base version whose triples differ now (tier, rank, sources, note, or the statement)."""
+    old_claims, _ = claims_of(old.quads)
+    new_claims, _ = claims_of(item.quads)
+    return sorted(iri for iri in set(old_claims) & set(new_claims) if old_claims[iri] != new_claims[iri])
+
+
+def check_edits(parsed: list[ParsedFile], report: CheckReport, *, base: str | None = None,
+                versions: dict[Path, BaseVersion | None] | None = None) -> None:
+    """Report removed and edited claims, and changed claims without a new change entry, per file; `versions`
+    holds the base versions already read (see base_version)."""
+    for item in parsed:
+        old = versions[item.path] if versions is not None and item.path in versions else base_version(item, base)
+        if old is None:
+            continue
+        revision, relative = old.revision, old.relative
+        old_claims, old_entries = claims_of(old.quads)
         new_claims, new_entries = claims_of(item.quads)
         changed = False
         for iri in sorted(set(old_claims) - set(new_claims)):

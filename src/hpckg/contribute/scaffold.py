@@ -5,6 +5,7 @@ reports until it is filled in."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -19,6 +20,8 @@ from hpckg.store import parse_file
 from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
 LABELS = (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug"))
+# What an as-of date is, where `hpckg new` cannot know it; `hpckg check` explains it until it is replaced.
+AS_OF_PLACEHOLDER = "TODO: the date the source gives for this fact, such as 2024-06, or delete this line"
 PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys", "site", "orgn", "part",
                 "cmp", "src", "claim", "chg", "country", "tier", "basis", "rank", "status", "kind", "role",
                 "sourcekind", "orgtype")
@@ -48,11 +51,25 @@ def find_entity(rdf_class: str, name: str) -> str | None:
     return None
 
 
+@dataclass
+class Accelerators:
+    """The accelerator component `hpckg new system --part --nodes --per-node` writes."""
+
+    part: str  # the part model's IRI
+    nodes: int | None = None
+    per_node: int | None = None
+
+
 def new_system(name: str, *, operator: str, country: str, out_dir: Path | None = None,
-               slug: str | None = None, today: dt.date | None = None) -> Path:
+               slug: str | None = None, today: dt.date | None = None, part: str | None = None,
+               nodes: int | None = None, per_node: int | None = None, site: str | None = None,
+               source_url: str | None = None) -> Path:
     """Write <out_dir>/<slug>.ttl for a new system and return its path; refuse to overwrite a file.
 
-    The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one."""
+    The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one.
+    With `part` (a part model in data/ttl/, by slug or name), `nodes` and `per_node` the accelerator component
+    is written too (its quantity is derived: nodes x per node); with `site` the site claim; with `source_url`
+    the source's address. Today's date is the change entry's date, never a claim's as-of date."""
     slug = _system_slug(name, slug)
     out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "systems"
     target = out_dir / f"{slug}.ttl"
@@ -62,13 +79,34 @@ def new_system(name: str, *, operator: str, country: str, out_dir: Path | None =
     country = country.strip().upper()
     if len(country) != 2 or not country.isalpha():
         raise InputError(f"--country {country!r} is not an ISO 3166-1 alpha-2 code such as US or CN")
+    for flag, number in (("--nodes", nodes), ("--per-node", per_node)):
+        if number is not None and number < 1:
+            raise InputError(f"{flag} {number} is not a positive whole number")
+    if (nodes is not None or per_node is not None) and part is None:
+        raise InputError("--nodes and --per-node describe the accelerator component: give its part with --part")
     operator_iri = find_entity(hpc("Organisation"), operator)
     country_known = find_entity(hpc("Country"), country) is not None
-    text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today())
+    accelerators = Accelerators(require_entity(hpc("PartModel"), part, "--part", "part"), nodes, per_node) \
+        if part else None
+    site_iri = require_entity(hpc("Site"), site, "--site", "site") if site else None
+    if source_url is not None and not source_url.startswith(("https://", "http://")):
+        raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
+    text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today(),
+                  accelerators=accelerators, site=site_iri, source_url=source_url)
     out_dir.mkdir(parents=True, exist_ok=True)
     with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite, even in a race
         handle.write(text)
     return target
+
+
+def require_entity(rdf_class: str, name: str, flag: str, command: str) -> str:
+    """The IRI of the entity `name` names in data/ttl/, or an error saying how to add it first."""
+    classes = (rdf_class, hpc("Datacenter")) if rdf_class == hpc("Site") else (rdf_class,)
+    found = next((iri for iri in (find_entity(c, name) for c in classes) if iri), None)
+    if found is None:
+        raise InputError(f"{flag} {name!r} is not in data/ttl/; add it first with `hpckg new {command} ...` "
+                         f"(or give the slug of one that is)")
+    return found
 
 
 def _system_slug(name: str, slug: str | None) -> str:
@@ -94,11 +132,29 @@ def _operator_slug(operator: str) -> str:
                         "--operator riken), or add the organisation first") from None
 
 
+def prefix_block(names=PREFIX_NAMES) -> str:
+    """@prefix lines for the project prefixes `names` and todo:, aligned."""
+    width = max(len(p) for p in names) + 2
+    text = "".join(f"@prefix {p + ':':<{width}}<{PREFIXES[p]}> .\n" for p in names)
+    return text + f"@prefix {'todo:':<{width}}<{TODO_NS}> .\n"
+
+
+def claim_block(claim: str, about: str, prop: str, value: str, source: str, *, as_of: bool = False) -> str:
+    """One claim with its tier and basis left as placeholders (they are the contributor's judgement); with
+    as_of, an as-of placeholder explaining that it is the source's date, not today's."""
+    lines = [f"claim:{claim} a hpc:Claim",
+             f"    hpc:about {about} ; hpc:property {prop} ; hpc:value {value}",
+             "    hpc:tier todo:tier ; hpc:basis todo:basis ; hpc:rank rank:preferred",
+             f"    prov:hadPrimarySource {source}"]
+    if as_of:
+        lines.append(f'    hpc:asOf "{AS_OF_PLACEHOLDER}"')
+    return "\n" + " ;\n".join(lines) + " .\n"
+
+
 def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,
-           country_known: bool, today: dt.date) -> str:
-    width = max(len(p) for p in PREFIX_NAMES) + 2
-    prefixes = "".join(f"@prefix {p + ':':<{width}}<{PREFIXES[p]}> .\n" for p in PREFIX_NAMES)
-    prefixes += f"@prefix {'todo:':<{width}}<{TODO_NS}> .\n"
+           country_known: bool, today: dt.date, *, accelerators: Accelerators | None = None,
+           site: str | None = None, source_url: str | None = None) -> str:
+    prefixes = prefix_block()
     if operator_iri:
         org = "orgn:" + operator_iri.rsplit("/", 1)[-1]
         org_block = ""
@@ -120,14 +176,17 @@ claim:{org_slug}-type a hpc:Claim ;
     country_note = "" if country_known else (
         f"# country:{country} is not in data/ttl/countries.ttl yet: add it there in the same pull request.\n")
     date = today.isoformat()
+    source = f"src:{slug}-source"
     claims = [("operator", "hpc:operator", org), ("country", "hpc:country", f"country:{country}"),
               ("status", "hpc:status", "todo:status"), ("kind", "hpc:systemKind", "todo:kind")]
-    claim_text = "".join(f"""
-claim:{slug}-{local} a hpc:Claim ;
-    hpc:about sys:{slug} ; hpc:property {prop} ; hpc:value {value} ;
-    hpc:tier todo:tier ; hpc:basis todo:basis ; hpc:rank rank:preferred ;
-    prov:hadPrimarySource src:{slug}-source ; hpc:asOf "{date}"^^xsd:date .
-""" for local, prop, value in claims)
+    if site:
+        claims.append(("site", "hpc:site", f"site:{site.rsplit('/', 1)[-1]}"))
+    # The status holds "as of" the date a source last confirmed it: that date is the source's, not today's.
+    claim_text = "".join(claim_block(f"{slug}-{local}", f"sys:{slug}", prop, value, source,
+                                     as_of=local == "status") for local, prop, value in claims)
+    if accelerators:
+        claim_text += _accelerator_block(name, slug, accelerators, source)
+    url = f"<{source_url}>" if source_url else "todo:source-url"
     return f"""# {name}: written by `hpckg new system`. Replace every TODO (text and todo: IRIs); `hpckg check`
 # fails until none is left. Tiers: verified needs independent support (a second source that is not the
 # operator's own output); machine-generated analysis and aggregator-only figures stay lead. See
@@ -144,10 +203,10 @@ sys:{slug} a hpc:System ;
 
 src:{slug}-source a hpc:Source ;
     dcterms:title "TODO: the document's title"@en ;
-    schema:url todo:source-url ;
+    schema:url {url} ;
     dcterms:publisher todo:publisher ;
     dcterms:creator todo:creator ;
-    dcterms:issued "TODO: yyyy-mm-dd" ;
+    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
     hpc:sourceKind todo:source-kind .
 
 # --- Change history -----------------------------------------------------------------------------------
@@ -157,6 +216,26 @@ chg:{slug}-{date} a hpc:ChangeEntry ;
     dcterms:date "{date}"^^xsd:date ;
     rdfs:comment "{_escape(name)} added"@en .
 """
+
+
+def _accelerator_block(name: str, slug: str, accelerators: Accelerators, source: str) -> str:
+    component = f"cmp:{slug}-accelerator"
+    part = "part:" + accelerators.part.rsplit("/", 1)[-1]
+    text = f"""
+# --- Accelerators{f": {accelerators.nodes} nodes x {accelerators.per_node} per node" if accelerators.nodes
+                    and accelerators.per_node else ""} (the build derives the quantity from nodes x per node) ---
+
+{component} a hpc:Component ;
+    hpc:componentOf sys:{slug} ; hpc:role role:accelerator ;
+    rdfs:label "{_escape(name)} accelerators"@en .
+"""
+    text += claim_block(f"{slug}-accelerator-part", component, "hpc:partModel", part, source)
+    if accelerators.nodes is not None:
+        text += claim_block(f"{slug}-accelerator-nodes", component, "hpc:nodeCount", str(accelerators.nodes), source)
+    if accelerators.per_node is not None:
+        text += claim_block(f"{slug}-accelerator-per-node", component, "hpc:perNode", str(accelerators.per_node),
+                            source)
+    return text
 
 
 def _escape(text: str) -> str:

@@ -15,6 +15,7 @@ import pyoxigraph as ox
 
 from hpckg import paths, project
 from hpckg.claims import find_iri, shorten
+from hpckg.datafiles.placeholders import TODO_NS, check_placeholders
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
@@ -23,10 +24,10 @@ from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, entity
 from hpckg.project import FileRefused, read_file
 from hpckg.store import parse_rdf
 from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
+from hpckg.vocabulary import suggestion_text
 
 # One system's file is a few tens of kilobytes; anything this big is not a hand-written contribution.
 MAX_BYTES = 2_000_000
-TODO_NS = ID + "todo/"
 HPC_SLUG = hpc("slug")
 PROV_SPECIALIZATION_OF = PREFIXES["prov"] + "specializationOf"
 PROV_WAS_ASSOCIATED_WITH = PREFIXES["prov"] + "wasAssociatedWith"
@@ -315,15 +316,15 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                                    "reader's browser", fix="cite an http(s) URL (or a doi: identifier)",
                                    file=parsed.display, line=parsed.line_of_text(iri[:40]), focus=iri)
                 elif iri.startswith(TODO_NS):
-                    if once("placeholder", iri):
-                        report.add("placeholder", f"placeholder todo:{iri[len(TODO_NS):]} is still there",
-                                   fix="replace it with a real IRI", file=parsed.display,
-                                   line=parsed.line_of_iri(iri, statement=False), focus=iri)
+                    continue  # reported with what may replace it by check_placeholders
                 elif iri.startswith((ONTOLOGY, VOCAB)) and iri not in terms:
                     if once("unknown-term", iri):
-                        report.add("unknown-term", f"{shorten(iri)} is not defined in ontology/",
-                                   fix="use a term ontology/hpckg.ttl or vocabularies.ttl defines, or "
-                                   "propose the new term in a separate change to ontology/hpckg.ttl",
+                        hint = suggestion_text(iri, terms)
+                        report.add("unknown-term", f"{shorten(iri)} is not defined in ontology/"
+                                   + (f"; {hint.strip()}" if hint else ""),
+                                   fix=(f"{hint}use a term ontology/hpckg.ttl or vocabularies.ttl defines "
+                                        "(`hpckg vocab` lists them), or propose the new term in a separate change "
+                                        "to ontology/hpckg.ttl"),
                                    file=parsed.display, line=parsed.line_of_iri(iri, statement=False),
                                    focus=iri)
                 elif iri.startswith(ID):
@@ -332,6 +333,7 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                         report.add("iri-convention", problem, file=parsed.display, focus=iri,
                                    line=parsed.line_of_iri(iri, statement=False),
                                    fix="see 'IRIs and slugs' in CONTRIBUTING.md")
+    check_placeholders(parsed, report)
 
 
 def _iri_problem(iri: str, slug_literal: str | None, about: str | None) -> str | None:
@@ -355,11 +357,8 @@ def _iri_problem(iri: str, slug_literal: str | None, about: str | None) -> str |
 
 def _check_literal(term: ox.Literal, parsed: ParsedFile, report: CheckReport, once) -> None:
     value = term.value
-    if value.startswith("TODO") and once("placeholder", value):
-        report.add("placeholder", f"placeholder text {value[:60]!r} is still there",
-                   fix="replace it with the real value", file=parsed.display,
-                   line=parsed.line_of_text(value[:40]), focus=value)
-        return
+    if value.startswith("TODO"):
+        return  # reported with what may replace it by check_placeholders
     datatype = term.datatype.value
     if not datatype.startswith(XSD):
         return

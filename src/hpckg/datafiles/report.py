@@ -36,6 +36,8 @@ CODES: dict[str, tuple[str, str]] = {
     "unknown-term": (ERROR, "a term in the hpckg ontology or vocabulary namespaces that they do not define"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),
     "placeholder": (ERROR, "a 'TODO' placeholder from `hpckg new` is still there"),
+    "undefined-entity": (ERROR, "the file refers to a system, site, organisation, part, country or source that no "
+                                "file defines"),
     "shape-violation": (ERROR, "the graph with the contribution breaks a rule in shapes/"),
     "shape-warning": (WARNING, "the graph with the contribution triggers a warning rule in shapes/"),
     "redefines-entity": (ERROR, "the file writes about an entity another data file defines"),
@@ -43,6 +45,7 @@ CODES: dict[str, tuple[str, str]] = {
     "claim-removed": (ERROR, "a claim of an existing file was deleted; claims are deprecated, never deleted"),
     "claim-edited": (ERROR, "a claim of an existing file states something else now; corrections are new claims"),
     "missing-change-entry": (ERROR, "an added or changed system has no hpc:ChangeEntry in the file"),
+    "as-of-after-source": (WARNING, "a claim's as-of date is after the date of every source it cites"),
     "conflict": (WARNING, "a claim disagrees with an existing claim from a different source"),
 }
 
@@ -80,7 +83,7 @@ class Problem:
 
 _SINGULAR = {"systems": "system", "organisations": "organisation", "parts": "part", "components": "component",
              "sites": "site", "sources": "source", "source checks": "source check",
-             "change entries": "change entry"}
+             "change entries": "change entry", "countries": "country"}
 
 
 @dataclass
@@ -89,6 +92,7 @@ class Additions:
 
     entities: dict[str, list[str]] = field(default_factory=dict)  # "systems" -> [IRI, ...]
     claims_by_tier: dict[str, int] = field(default_factory=dict)
+    altered: list[str] = field(default_factory=list)  # existing claims the change alters (tier, rank, note...)
 
     def line(self) -> str:
         parts = [f"{len(iris)} {kind if len(iris) != 1 else _SINGULAR.get(kind, kind)}"
@@ -97,6 +101,8 @@ class Additions:
         if claims:
             tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items())
             parts.append(f"{claims} claim{'s' if claims != 1 else ''} ({tiers})")
+        if self.altered:
+            parts.append(f"alters {len(self.altered)} existing claim{'s' if len(self.altered) != 1 else ''}")
         return ", ".join(parts) or "nothing"
 
 
@@ -140,7 +146,8 @@ class CheckReport:
             "errors": len(self.errors),
             "warnings": len(self.warnings),
             "graph_checked": self.graph_checked,
-            "adds": {"entities": self.additions.entities, "claims_by_tier": self.additions.claims_by_tier},
+            "adds": {"entities": self.additions.entities, "claims_by_tier": self.additions.claims_by_tier,
+                     "alters": self.additions.altered},
             "problems": [p.to_dict() for p in self.problems],
             "notes": self.notes,
         }, indent=2)
@@ -154,6 +161,8 @@ class CheckReport:
         for kind, iris in self.additions.entities.items():
             if iris and kind != "claims":
                 out.append(f"- {kind}: {', '.join(shorten(i) for i in iris)}")
+        if self.additions.altered:
+            out.append(f"- alters: {', '.join(shorten(i) for i in self.additions.altered)}")
         out.append("")
         n_err, n_warn = len(self.errors), len(self.warnings)
         out.append(f"**Problems:** {n_err} error{'s' if n_err != 1 else ''}, "

@@ -32,6 +32,7 @@ from hpckg.page.model import (
     SystemPage,
     TimelineEvent,
 )
+from hpckg.query import canned_query
 from hpckg.terms import BASIS_DERIVED
 
 # The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
@@ -39,9 +40,6 @@ from hpckg.terms import BASIS_DERIVED
 LISTED_PERFORMANCE = tuple(hpc(name) for name in ("rmax", "rpeak", "cores", "powerKW", "gflopsPerWatt"))
 HEADER_PROPERTIES = {hpc("country"): "country", hpc("status"): "status", hpc("systemKind"): "kind",
                      hpc("operator"): "operator"}
-DATASET_FIGURES = {hpc("systemCount"): "system_count",
-                   hpc("systemsWithNamingCitation"): "with_naming_citation",
-                   hpc("weaklySourcedSystems"): "weakly_sourced"}
 PART_SUMMARY_EXCLUDED = {hpc("maker"), hpc("partCategory")}
 
 
@@ -79,6 +77,46 @@ def find_system(store, ref: str) -> str:
         close = sorted(slugs.values())[:5]
     hint = f"; closest matches: {', '.join(close)}" if close else "; the graph holds no systems (build it first)"
     raise UnknownNameError(f"no system named {ref!r}{hint}")
+
+
+# The kinds of entity `hpckg page` renders, by class, in the order a name is looked up (systems first).
+PAGE_KINDS = {"system": (hpc("System"),), "site": (hpc("Site"), hpc("Datacenter")),
+              "org": (hpc("Organisation"),), "part": (hpc("PartModel"),)}
+
+
+def find_entity(store, ref: str) -> tuple[str, str]:
+    """(kind, IRI) of the system, site, organisation or part `ref` names: an IRI, a CURIE (site:acme,
+    orgn:nvidia), a slug, a label or an alias, in any case. Systems are looked up first, so every system
+    reference keeps working; another kind's name that is also a system's must be given as a CURIE or IRI."""
+    wanted = ref.strip()
+    prefix, _, local = wanted.partition(":")
+    if local and prefix in PREFIXES and not wanted.startswith(("http:", "https:")):
+        wanted = PREFIXES[prefix] + local
+    if wanted.startswith(ID):
+        kind = {"system": "system", "site": "site", "org": "org", "part": "part"}.get(
+            wanted[len(ID):].split("/", 1)[0])
+        classes = " ".join(f"<{c}>" for c in PAGE_KINDS[kind]) if kind else ""
+        typed = kind is not None and bool(store.query(f"ASK {{ <{wanted}> a ?type VALUES ?type {{ {classes} }} }}"))
+        if typed:
+            return kind, wanted
+        raise UnknownNameError(f"{ref!r} is not a system, site, organisation or part in the graph")
+    try:
+        return "system", find_system(store, ref)
+    except UnknownNameError as not_a_system:
+        folded = wanted.casefold()
+        for kind in ("site", "org", "part"):
+            classes = " ".join(f"<{c}>" for c in PAGE_KINDS[kind])
+            rows = select(store, f"""SELECT DISTINCT ?e ?name WHERE {{
+                VALUES ?type {{ {classes} }} ?e a ?type .
+                {{ ?e hpc:slug ?name }} UNION {{ ?e rdfs:label ?name }} UNION {{ ?e skos:altLabel ?name }} }}""")
+            matches = sorted({str(r["e"]) for r in rows if str(r["name"]).casefold() == folded})
+            if len(matches) == 1:
+                return kind, matches[0]
+            if matches:
+                raise UnknownNameError(f"{ref!r} names several: {', '.join(matches)}; give a CURIE or an IRI") \
+                    from None
+        raise UnknownNameError(str(not_a_system).replace("no system named", "no system, site, organisation or "
+                                                         "part named", 1)) from None
 
 
 def system_page(store, iri: str) -> SystemPage:
@@ -288,23 +326,25 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
 
 
 def read_preamble(store, ontology: Ontology) -> Preamble:
-    """The dataset-level figures from the hpc:Dataset that states how many systems it holds."""
+    """The dataset's description, and the sourcing figures computed from the graph's own source checks (the
+    canned queries source-check-summary and weakly-sourced-systems): how many systems have a readable
+    citation naming them, of how many, and how many are weakly sourced. No source check, no figures: a
+    figure copied from another dataset's pages would describe that dataset, not this graph."""
     rows = select(store, """
         SELECT ?dataset ?description WHERE {
           ?dataset a hpc:Dataset .
-          ?claim hpc:about ?dataset ; hpc:property hpc:systemCount .
           OPTIONAL { ?dataset dcterms:description|rdfs:comment ?description
                      FILTER (lang(?description) = "" || langMatches(lang(?description), "en")) }
         } ORDER BY ?dataset ?description LIMIT 1""")
-    if not rows:
-        return Preamble()
-    dataset = str(rows[0]["dataset"])
-    preamble = Preamble(dataset=dataset, description=_opt(rows[0].get("description")))
-    formatter = Formatter(ontology, {})
-    for claim in read_claims(store, [dataset]).get(dataset, []):
-        attribute = DATASET_FIGURES.get(claim.property)
-        if attribute and not claim.deprecated and not getattr(preamble, attribute).present:
-            setattr(preamble, attribute, formatter.figure(claim))
+    preamble = Preamble(dataset=str(rows[0]["dataset"]), description=_opt(rows[0].get("description"))) \
+        if rows else Preamble()
+    [summary] = list(store.query(canned_query("source-check-summary").text, prefixes=False))
+    if int(summary["checked"].value) == 0:
+        return preamble
+    weak = len(list(store.query(canned_query("weakly-sourced-systems").text, prefixes=False)))
+    for attribute, value in (("system_count", int(summary["systems"].value)),
+                             ("with_naming_citation", int(summary["named"].value)), ("weakly_sourced", weak)):
+        setattr(preamble, attribute, Figure(text=f"{value:,}", value=value))
     return preamble
 
 

@@ -74,11 +74,11 @@ def preamble_sentences(page: SystemPage) -> list[str]:
     if pre.description:
         sentences.append(pre.description.rstrip(".") + ".")
     if pre.system_count.present and pre.with_naming_citation.present:
-        sentence = (f"A mechanical second-reader pass has since fetched every cited source: "
+        sentence = (f"Source checks of this graph (hpckg verify) re-read the cited pages: "
                     f"{plain(pre.with_naming_citation)} of {plain(pre.system_count)} systems have a readable "
                     f"citation that names them")
         if pre.weakly_sourced.present:
-            sentence += f", and {plain(pre.weakly_sourced)} are genuinely weakly sourced"
+            sentence += f", and {plain(pre.weakly_sourced)} are weakly sourced"
         sentences.append(sentence + ".")
     # the dataset's own description may already say both things; never say them twice
     said = " ".join(sentences).casefold()

@@ -47,11 +47,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hpckg.errors import HpckgError, StoreError
+from hpckg.errors import HpckgError, InputError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
+from hpckg.querytext import undefined_terms
 from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
@@ -496,8 +497,8 @@ def with_using(text: str, default: list[str], named: list[str]) -> str:
 
 
 def position(message: str) -> dict:
-    """{"line": n, "column": m} from a parser message like 'error at 3:17: ...'."""
-    match = re.search(r"at (\d+):(\d+)", message)
+    """{"line": n, "column": m} from a message like 'error at 3:17: ...' or '... at line 3, column 17: ...'."""
+    match = re.search(r"at (\d+):(\d+)", message) or re.search(r"at line (\d+), column (\d+)", message)
     return {"line": int(match.group(1)), "column": int(match.group(2))} if match else {}
 
 
@@ -659,7 +660,8 @@ class Routes:
                 results = self.results_html(client, query)
             except HttpError as error:
                 results, status = error_box(error), error.status
-        return html_response(views.editor(query, results, list(self.service.canned().values())), status)
+        warnings = undefined_terms(query) if query.strip() else []
+        return html_response(views.editor(query, results, list(self.service.canned().values()), warnings), status)
 
     def results_html(self, client: str, query: str) -> str:
         answer = self.service.run(client, Job(query, "json", "ttl"))
@@ -672,6 +674,10 @@ class Routes:
     def home(self, request: Request) -> Response:
         service = self.service
         return html_response(service.views.home(service.stats, list(service.canned().values())))
+
+    @guarded
+    def vocab(self, request: Request) -> Response:
+        return html_response(self.service.views.vocab())
 
     @guarded
     def editor(self, request: Request) -> Response:
@@ -687,20 +693,26 @@ class Routes:
             raise HttpError(404, "unknown-query",
                             f"no canned query named {name!r}; available: {', '.join(canned)}")
         client = client_of(request)
+        params = {key: first(request.query_params, key) or "" for key in request.query_params}
+        try:
+            # Values are checked against the parameter's declared type and bound as RDF terms.
+            text = query.bind(params)
+        except InputError as error:
+            raise HttpError(400, "invalid-parameter", str(error)) from None
         if ext:
             if ext not in ("csv", "json", "tsv", "xml"):
                 raise HttpError(404, "unknown-format", f"{ref}: download a canned query as .csv or .json")
-            answer = self.service.run(client, Job(query.text, ext, "ttl"))
+            answer = self.service.run(client, Job(text, ext, "ttl"))
             filename = f"{name}.{ext if answer.form != 'triples' else 'ttl'}"
             return respond(200, answer.body, answer.media_type,
                            {"Content-Disposition": f'inline; filename="{filename}"'})
         try:
-            results = self.results_html(client, query.text)
+            results = self.results_html(client, text)
         except HttpError as error:
             if error.status == 429:
                 raise
             results = error_box(error)
-        return html_response(self.service.views.canned(query, results))
+        return html_response(self.service.views.canned(query, results, params))
 
     # ---- data: graph store, VoID, entities ----------------------------------------------------------
 
@@ -1042,6 +1054,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.VOID, routes.void, methods=list(READ_METHODS)),
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
+            Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],

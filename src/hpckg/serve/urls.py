@@ -19,6 +19,7 @@ QUERY_EDITOR = "/query"
 STORE = "/store"
 VOID = "/.well-known/void"
 QUERIES = "/queries"
+VOCAB = "/vocab"
 
 
 def home() -> str:
@@ -35,9 +36,15 @@ def query_editor(query: str | None = None) -> str:
     return QUERY_EDITOR + ("?" + urlencode({"query": query}) if query is not None else "")
 
 
-def canned(name: str, format: str | None = None) -> str:
-    """A canned query from queries/ run on the server: its HTML results page, or a .csv/.json download."""
-    return f"{QUERIES}/{quote(name)}" + (f".{format}" if format else "")
+def canned(name: str, format: str | None = None, params: dict[str, str] | None = None) -> str:
+    """A canned query from queries/ run on the server: its HTML results page, or a .csv/.json download, with
+    the values of the parameters it declares (?min_tier=reported)."""
+    return f"{QUERIES}/{quote(name)}" + (f".{format}" if format else "") + ("?" + urlencode(params) if params else "")
+
+
+def vocab() -> str:
+    """Every property and vocabulary value the ontology defines, with what each expects and means."""
+    return VOCAB
 
 
 def graph_store(graph: str | None = None) -> str:

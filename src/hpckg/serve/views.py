@@ -214,17 +214,24 @@ class Views:
         numeric = term.get("datatype", "").rsplit("#", 1)[-1] in ("integer", "decimal", "double")
         return Cell(json_term_text(term), numeric=numeric)
 
-    def canned(self, query: CannedQuery, results: str) -> Html:
+    def canned(self, query: CannedQuery, results: str, params: dict[str, str] | None = None) -> Html:
         # `results` is HTML by contract: results() above, or the server's escaped <pre> or error box.
-        return Html(query.name, "canned.html", {"query": query, "results": Markup(results)},
-                    {urls.canned(query.name, "csv"): "text/csv",
-                     urls.canned(query.name, "json"): "application/sparql-results+json"})
+        params = params or {}
+        return Html(query.name, "canned.html", {"query": query, "results": Markup(results), "params": params},
+                    {urls.canned(query.name, "csv", params): "text/csv",
+                     urls.canned(query.name, "json", params): "application/sparql-results+json"})
 
-    def editor(self, query: str, results: str, canned: list[CannedQuery]) -> Html:
+    def editor(self, query: str, results: str, canned: list[CannedQuery], warnings: list[str] | None = None) -> Html:
         examples = [(q.name, q.description, q.text) for q in canned]
         examples += [(name, None, text) for name, text in BUILTIN_EXAMPLES.items()]
         return Html("Query editor", "editor.html", {
-            "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES)})
+            "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES),
+            "warnings": warnings or []})
+
+    def vocab(self) -> Html:
+        from hpckg.vocabulary import reference
+
+        return Html("Properties and vocabularies", "vocab.html", {"reference": reference()})
 
     def error(self, status: int, code: str, message: str) -> Html:
         return Html(f"Error {status}", "error.html", {"status": status, "code": code, "message": message})

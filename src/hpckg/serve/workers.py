@@ -29,6 +29,7 @@ import pyoxigraph as ox
 
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
+from hpckg.querytext import syntax_problem
 from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
 
 logger = logging.getLogger(__name__)
@@ -200,7 +201,9 @@ def run_job(store: ox.Store, job: Job) -> Answer:
         rdf = RDF_FORMATS[job.rdf_format]
         return Answer(serialize_triples(triples, rdf), rdf.media_type, "triples", len(triples))
     except SyntaxError as error:
-        return Answer(status=400, code="query-syntax", message=f"SPARQL syntax error: {error}")
+        problem = syntax_problem(job.query, str(error))
+        return Answer(status=400, code="query-syntax", message=str(problem) if problem
+                      else f"SPARQL syntax error: {error}")
     except MemoryError:
         return Answer(status=503, code="memory-limit", message=MEMORY_MESSAGE)
     except (OSError, ValueError, RuntimeError) as error:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hpckg.errors import RdfSyntaxError, UnknownNameError
 from hpckg.store import AnyStore, parse_file
+from hpckg.validate.explain import explain_undefined
 from hpckg.validate.report import ValidationReport, Violation
 
 ENGINES = ("fast", "pyshacl")
@@ -27,12 +28,15 @@ def validate(store: AnyStore, engine: str = "fast", *, shapes_dir: Path | None =
     if engine == "fast":
         from hpckg.validate import sparql_engine
 
-        return sparql_engine.validate_store(store, shapes_dir=shapes_dir)
-    if engine == "pyshacl":
+        report = sparql_engine.validate_store(store, shapes_dir=shapes_dir)
+    elif engine == "pyshacl":
         from hpckg.validate import pyshacl_engine
 
-        return pyshacl_engine.validate_store(store, shapes_dir=shapes_dir)
-    raise UnknownNameError(f"unknown validation engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+        report = pyshacl_engine.validate_store(store, shapes_dir=shapes_dir)
+    else:
+        raise UnknownNameError(f"unknown validation engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+    explain_undefined(report.violations, store)
+    return report
 
 
 def check_syntax(files: Iterable[Path]) -> list[RdfSyntaxError]:

@@ -1,0 +1,183 @@
+"""`hpckg new part|site|organisation|country|source`: write what a new system refers to, where CONTRIBUTING.md
+says it goes. Shared entities (parts, organisations, countries, sources) are appended to their shared file
+(data/ttl/parts.ttl...), a site gets a file of its own; facts are claims whose tier and basis stay `todo:`
+placeholders until the contributor chooses them, and `hpckg check` says what may replace each one. Values
+given on the command line (a part's category, an organisation's type, a source's kind) are checked against
+the ontology's vocabularies."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hpckg import paths
+from hpckg.claims import shorten
+from hpckg.contribute.scaffold import _escape, claim_block, find_entity, prefix_block, require_entity
+from hpckg.datafiles.placeholders import TODO_NS
+from hpckg.errors import InputError
+from hpckg.names import SlugError, is_slug, slugify
+from hpckg.namespaces import PREFIXES, hpc
+from hpckg.vocabulary import suggestion_text, vocabulary
+
+ENTITY_KINDS = ("part", "site", "organisation", "country", "source")
+
+
+@dataclass
+class Written:
+    path: Path
+    iri: str
+    appended: bool  # True: added to a shared file; False: a new file
+
+
+def vocabulary_value(value: str | None, prop: str, flag: str) -> str | None:
+    """The concept `value` names in the scheme of `prop` (by notation, such as 'accelerator'), or None."""
+    if value is None:
+        return None
+    scheme = vocabulary().scheme_of_value(hpc(prop))
+    assert scheme is not None, f"hpc:{prop} has no hpc:valueScheme in the ontology"
+    for concept in scheme.concepts:
+        if value in (concept.notation, concept.iri, shorten(concept.iri)):
+            return shorten(concept.iri)
+    hint = suggestion_text(value, [c.notation for c in scheme.concepts])
+    raise InputError(f"{flag} {value!r} is not one of the {scheme.label.lower()}: {hint}use one of "
+                     + ", ".join(c.notation for c in scheme.concepts))
+
+
+def _slug(name: str, slug: str | None, flag: str = "--slug") -> str:
+    if slug is not None:
+        if not is_slug(slug):
+            raise InputError(f"{flag} {slug!r} is not a slug: lowercase ASCII letters, digits and single hyphens")
+        return slug
+    try:
+        return slugify(name)
+    except SlugError:
+        raise SlugError(f"cannot make a slug from {name!r}; give one with --slug") from None
+
+
+def _source(source: str | None) -> str:
+    if source is None:
+        return "todo:source"
+    return "src:" + require_entity(hpc("Source"), source, "--source", "source").rsplit("/", 1)[-1]
+
+
+def _append(path: Path, block: str, iri: str) -> Written:
+    """Append `block` to a shared data file, declaring any project prefix it uses that the file lacks."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    declared = set(re.findall(r"@prefix\s+([\w-]*):", existing))
+    used = {name for name in re.findall(r"(?<![\w<\"/#-])([a-z]\w*):[\w-]", block)}
+    missing = sorted(name for name in used - declared if name in PREFIXES or name == "todo")
+    header = "".join(f"@prefix {name}: <{TODO_NS if name == 'todo' else PREFIXES[name]}> .\n" for name in missing)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(("\n" if existing and not existing.endswith("\n") else "") + header + block)
+    return Written(path, iri, appended=True)
+
+
+def _refuse_existing(rdf_class: str, slug: str, what: str) -> None:
+    if find_entity(rdf_class, slug):
+        raise InputError(f"{what} {slug!r} is already in data/ttl/; write claims about it instead of a new one")
+
+
+def new_part(name: str, *, slug: str | None = None, maker: str | None = None, category: str | None = None,
+             source: str | None = None) -> Written:
+    """Append a part model with its maker and category claims to data/ttl/parts.ttl."""
+    slug = _slug(name, slug)
+    _refuse_existing(hpc("PartModel"), slug, "part")
+    maker_value = "orgn:" + require_entity(hpc("Organisation"), maker, "--maker", "organisation").rsplit("/", 1)[-1] \
+        if maker else "todo:maker"
+    category_value = vocabulary_value(category, "partCategory", "--category") or "todo:part-category"
+    cited = _source(source)
+    block = f"""
+# --- {name}: written by `hpckg new part` ---
+
+part:{slug} a hpc:PartModel ;
+    rdfs:label "{_escape(name)}"@en ;
+    hpc:slug "{slug}" .
+""" + claim_block(f"{slug}-maker", f"part:{slug}", "hpc:maker", maker_value, cited) \
+        + claim_block(f"{slug}-category", f"part:{slug}", "hpc:partCategory", category_value, cited)
+    return _append(paths.data_dir() / "parts.ttl", block, f"{PREFIXES['part']}{slug}")
+
+
+def new_organisation(name: str, *, slug: str | None = None, org_type: str | None = None,
+                     source: str | None = None) -> Written:
+    """Append an organisation with its type claim to data/ttl/organisations.ttl."""
+    slug = _slug(name, slug)
+    _refuse_existing(hpc("Organisation"), slug, "organisation")
+    value = vocabulary_value(org_type, "organisationType", "--type") or "todo:org-type"
+    block = f"""
+# --- {name}: written by `hpckg new organisation` ---
+
+orgn:{slug} a hpc:Organisation ;
+    rdfs:label "{_escape(name)}"@en ;
+    hpc:slug "{slug}" .
+""" + claim_block(f"{slug}-type", f"orgn:{slug}", "hpc:organisationType", value, _source(source))
+    return _append(paths.data_dir() / "organisations.ttl", block, f"{PREFIXES['orgn']}{slug}")
+
+
+def new_country(code: str, *, name: str | None = None) -> Written:
+    """Append a country (ISO 3166-1 alpha-2 code) to data/ttl/countries.ttl."""
+    code = code.strip().upper()
+    if len(code) != 2 or not code.isalpha():
+        raise InputError(f"{code!r} is not an ISO 3166-1 alpha-2 code such as GB or US")
+    _refuse_existing(hpc("Country"), code, "country")
+    label = _escape(name) if name else "TODO: the country's name in English"
+    block = f'country:{code} a hpc:Country ; rdfs:label "{label}"@en ; skos:notation "{code}" ; hpc:slug "{code}" .\n'
+    return _append(paths.data_dir() / "countries.ttl", block, f"{PREFIXES['country']}{code}")
+
+
+def new_source(slug: str, *, url: str | None = None, title: str | None = None, kind: str | None = None,
+               issued: str | None = None, creator: str | None = None) -> Written:
+    """Append a source to data/ttl/sources.ttl."""
+    _slug(slug, slug, flag="SLUG")
+    _refuse_existing(hpc("Source"), slug, "source")
+    if url is not None and not url.startswith(("https://", "http://")):
+        raise InputError(f"--url {url!r} is not a web address (https://...)")
+    if issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", issued):
+        raise InputError(f"--issued {issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
+    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
+    kind_value = vocabulary_value(kind, "sourceKind", "--kind") or "todo:source-kind"
+    creator_line = ""
+    if creator:
+        org = require_entity(hpc("Organisation"), creator, "--creator", "organisation").rsplit("/", 1)[-1]
+        creator_line = f"\n    dcterms:creator orgn:{org} ;"
+    issued_text = (f'"{issued}"^^xsd:{datatype[len(issued)]}' if issued
+                   else '"TODO: the date the document was published, such as 2024-06-10"')
+    block = f"""
+# --- written by `hpckg new source` ---
+
+src:{slug} a hpc:Source ;
+    dcterms:title "{_escape(title) if title else "TODO: the document's title"}"@en ;
+    schema:url {f"<{url}>" if url else "todo:source-url"} ;{creator_line}
+    dcterms:issued {issued_text} ;
+    hpc:sourceKind {kind_value} ;
+    hpc:slug "{slug}" .
+"""
+    return _append(paths.data_dir() / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
+
+
+def new_site(name: str, *, operator: str, country: str, slug: str | None = None, source: str | None = None,
+             out_dir: Path | None = None) -> Written:
+    """Write data/ttl/sites/<slug>.ttl: the site with its operator and country claims."""
+    slug = _slug(name, slug)
+    out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "sites"
+    target = out_dir / f"{slug}.ttl"
+    if target.exists():
+        raise InputError(f"{target} already exists; edit it, or give another --slug")
+    org = "orgn:" + require_entity(hpc("Organisation"), operator, "--operator", "organisation").rsplit("/", 1)[-1]
+    code = country.strip().upper()
+    if find_entity(hpc("Country"), code) is None:
+        raise InputError(f"--country {code!r} is not in data/ttl/countries.ttl; add it first with "
+                         f"`hpckg new country {code} --name ...`")
+    cited = _source(source)
+    text = f"""# {name}: written by `hpckg new site`. Replace every TODO; `hpckg check` says what may replace each.
+{prefix_block(("hpc", "rdfs", "skos", "xsd", "prov", "site", "orgn", "src", "claim", "country", "tier", "basis",
+               "rank"))}
+site:{slug} a hpc:Site ;
+    rdfs:label "{_escape(name)}"@en ;
+    hpc:slug "{slug}" .
+""" + claim_block(f"{slug}-operator", f"site:{slug}", "hpc:operator", org, cited) \
+        + claim_block(f"{slug}-country", f"site:{slug}", "hpc:country", f"country:{code}", cited)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with target.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+    return Written(target, f"{PREFIXES['site']}{slug}", appended=False)
