@@ -252,11 +252,19 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     try:
-        summary = populate(store, extra=extra, progress=progress)
+        # Derive and validate in memory, then write the generation in one bulk load: Oxigraph answers the
+        # rules' and shapes' whole-graph queries about 7x faster from memory than from RocksDB on disk
+        # (docs/benchmarks.md), and the disk store is only written once it is known to be good.
+        memory = Store(None)
+        summary = populate(memory, extra=extra, progress=progress)
         summary.location = str(target)
         layout.pause_point("after-load")
-        _validated(store, summary, validate, engine, progress)
+        _validated(memory, summary, validate, engine, progress)
         layout.pause_point("after-validate")
+        if progress:
+            progress(f"writing {summary.triples:,} quads to {staging}")
+        store.copy_from(memory)
+        del memory
         store.close()
     except BaseException:
         store.close()

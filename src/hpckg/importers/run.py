@@ -133,12 +133,68 @@ def import_file(name: str, path: Path) -> ImportResult:
         return ImportResult(path, graph, target, UNCHANGED)
     clock = time.monotonic()
     started = dt.datetime.now(dt.UTC)
-    quads = list(module.read(path, graph))
+    shared = ox.NamedNode(shared_graph_iri(name))
+    quads, shared_quads = [], []
+    for quad in module.read(path, graph):
+        (shared_quads if quad.graph_name == shared else quads).append(quad)
     ended = dt.datetime.now(dt.UTC)
     quads += provenance(name, path, sha, path.stat().st_size, graph, started, ended)
+    # What this file states that other files state too goes into its part of the shared graph (written
+    # first: a graph file whose header says "done" has its part beside it).
+    part = shared_part_file(name, key)
+    if shared_quads:
+        write_graph(part, shared_quads, header, title=f"import {name} shared part")
+    else:
+        part.unlink(missing_ok=True)
     write_graph(target, quads, header, title=f"import {name}")
-    return ImportResult(path, graph, target, REPLACED if recorded else IMPORTED, len(quads),
+    return ImportResult(path, graph, target, REPLACED if recorded else IMPORTED, len(quads) + len(shared_quads),
                         time.monotonic() - clock)
+
+
+def shared_graph_iri(name: str) -> str:
+    """The graph of what several files of one importer state alike: the entities they all name (a TOP500
+    system listed in twenty editions) and the claims they repeat (its name), once.
+
+    Oxigraph's union default graph keeps a triple once per named graph holding it, so a triple restated by
+    twenty edition graphs would join with itself twenty times in every query; an importer yields such
+    triples in this graph instead (and only each file's own attestation of them, its source, edition and
+    reference, in the file's graph)."""
+    return f"{GRAPH}import/{name}/shared"
+
+
+def shared_part_file(name: str, key: str) -> Path:
+    return graph_file("import", name, "parts", key).with_suffix(".part.nq")
+
+
+def write_shared_graph(name: str) -> Path | None:
+    """The importer's shared graph: the union of its files' parts, each triple once (an Oxigraph store
+    deduplicates), with the parts' digests in its header. Removed when no part is left."""
+    target = graph_file("import", name, "shared")
+    parts = sorted(target.parent.joinpath("parts").glob("*.part.nq"))
+    if not parts:
+        target.unlink(missing_ok=True)
+        return None
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.name.encode() + read_header(part).get("sha256", "").encode())
+    header = {"parts": digest.hexdigest()[:32], "hpckg": __version__}
+    if read_header(target) == header:
+        return target
+    merged = ox.Store()
+    for part in parts:
+        merged.bulk_load(path=str(part), format=ox.RdfFormat.N_QUADS)
+    graph = ox.NamedNode(shared_graph_iri(name))
+    activity = ox.NamedNode(entity("activity", f"import-{name}-shared"))
+    merged.extend([ox.Quad(activity, RDF_TYPE, ox.NamedNode(hpc("Import")), graph),
+                   ox.Quad(activity, RDFS_LABEL, ox.Literal(f"hpckg import {name}: what its files state alike"),
+                           graph),
+                   ox.Quad(activity, ox.NamedNode(PROV + "generated"), graph, graph),
+                   ox.Quad(graph, ox.NamedNode(PROV + "wasGeneratedBy"), activity, graph)]
+                  + [ox.Quad(graph, ox.NamedNode(PROV + "wasDerivedFrom"), ox.NamedNode(graph_iri(name, p.name[:-8])),
+                             graph) for p in parts])
+    write_graph(target, merged.quads_for_pattern(None, None, None, graph), header,
+                title=f"import {name} shared")
+    return target
 
 
 def import_files(name: str, inputs: Iterable[Path]) -> list[ImportResult]:
@@ -150,4 +206,6 @@ def import_files(name: str, inputs: Iterable[Path]) -> list[ImportResult]:
         if key in keys:
             raise InputError(f"{keys[key]} and {path} are the same {name} graph ({key}); import one of them")
         keys[key] = path
-    return [import_file(name, path) for path in files]
+    results = [import_file(name, path) for path in files]
+    write_shared_graph(name)
+    return results
