@@ -28,9 +28,9 @@ from collections import Counter
 from pathlib import Path
 
 import pyoxigraph as ox
+from top500_bench import timed  # the same /usr/bin/time -v wrapper
 
 from sections import replace_section  # bench/sections.py, beside this script
-from top500_bench import timed  # the same /usr/bin/time -v wrapper
 
 ROOT = Path(__file__).resolve().parent.parent
 HPCKG = Path(sys.executable).parent / "hpckg"
