@@ -290,3 +290,30 @@ def test_a_malformed_row_is_reported_and_the_rest_imported_a_malformed_file_is_r
     assert "not Epoch's gpu_clusters.csv: no column Certainty" in text(refused)[1]
     assert "Traceback" not in text(refused)[1]
     assert (project / GRAPHS / "epoch-clusters" / "gpu-clusters.nq").read_text(encoding="utf-8") == graph
+
+
+def test_peak_compute_is_derived_exactly_for_clusters_whose_every_counted_chip_has_a_peak(imported):
+    peaks = {r["Hardware name"].strip() for r in csv_rows(HARDWARE)
+             if r["Tensor-FP16/BF16 performance (FLOP/s)"].strip()}
+    expected = Counter()
+    for row in csv_rows(CLUSTERS):
+        counted = [row[f"Chip type ({which})"].strip() for which in ("primary", "secondary")
+                   if row[f"Chip quantity ({which})"].strip()]
+        if counted and all(chip in peaks for chip in counted):
+            expected[row["Name"].strip()] += 1
+    found = query(imported["project"], """
+        SELECT ?name WHERE {
+          ?id hpc:property hpc:epochClusterName ; hpc:about ?system ; hpc:value ?name .
+          ?derived a hpc:DerivedClaim ; hpc:about ?system ; hpc:property hpc:peakComputeTflopsTensor16 }""")
+    assert Counter(r["name"] for r in found) == expected
+    assert sum(expected.values()) > 300
+
+
+def test_a_data_center_file_without_its_columns_is_refused_whole(project, tmp_path):
+    wrong = tmp_path / "data_center_timelines.csv"
+    wrong.write_text("Date,Data center\n2025-01-01,X\n", encoding="utf-8")
+    refused = run_hpckg("import", "epoch-datacenters", str(wrong), cwd=project)
+    assert refused.returncode == 2
+    err = text(refused)[1]
+    assert "not Epoch's data_center_timelines.csv: no column Construction status" in err and "Traceback" not in err
+    assert not (project / GRAPHS / "epoch-datacenters").exists()

@@ -168,6 +168,7 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
     required = TIMELINE_COLUMNS if timeline else CENTERS_COLUMNS
     names = Names.of_project()
     declared: set[str] = set()
+    dated: set[tuple[str, str]] = set()  # (data center, Date) pairs seen: a second row of one date is its own claim
     for number_, line, cells in rows(path, required):
         problems: list[str] = []
         locator = f"{path.name} line {line}"
@@ -184,7 +185,10 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
                                     graph=graph)
         site = entity("site", slug)
         if timeline:
-            yield from timeline_quads(cells, site, locator, retrieved, graph, problems)
+            key = (slug, cells["Date"])
+            qualifier = f"{cells['Date'][:10]}-line-{line}" if key in dated else None
+            dated.add(key)
+            yield from timeline_quads(cells, site, locator, retrieved, graph, problems, qualifier)
         else:
             yield from center_quads(cells, site, locator, retrieved, graph, names, problems)
         for problem in problems:
@@ -244,8 +248,9 @@ def center_quads(cells: dict[str, str], site: str, locator: str, retrieved: dt.d
 
 
 def timeline_quads(cells: dict[str, str], site: str, locator: str, retrieved: dt.date, graph: str,
-                   problems: list[str]) -> Iterator[ox.Quad]:
-    """One dated timeline row: the figures and the construction status at its Date."""
+                   problems: list[str], qualifier: str | None = None) -> Iterator[ox.Quad]:
+    """One dated timeline row: the figures and the construction status at its Date (claim IRIs qualified by
+    the date, or by `qualifier` when an earlier row had the same date)."""
     try:
         when = parse_date(cells["Date"][:10])
     except ValueError:
@@ -253,7 +258,7 @@ def timeline_quads(cells: dict[str, str], site: str, locator: str, retrieved: dt
         return
     planned = isinstance(when, dt.date) and when > retrieved
     note = f"{locator}. Dated after the dataset was retrieved: a plan." if planned else locator
-    common = dict(locator=locator, graph=graph, point_in_time=when, qualifier=str(when), note=note)
+    common = dict(locator=locator, graph=graph, point_in_time=when, qualifier=qualifier or str(when), note=note)
     for column, prop in (("Power (MW)", "powerCapacityMW"), ("H100 equivalents", "h100Equivalents")):
         value = number(cells, column, problems)
         if value is not None:
