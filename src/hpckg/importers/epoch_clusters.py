@@ -49,7 +49,7 @@ import csv
 import datetime as dt
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -266,11 +266,8 @@ class Context:
     slugs: dict[int, str]
     by_name: dict[str, list[str]]
     organisations: Organisations
-    sources: set[str] | None = None
-    parts: set[str] | None = None
-
-    def __post_init__(self) -> None:
-        self.sources, self.parts = set(), set()
+    sources: set[str] = field(default_factory=set)  # source slugs declared so far, each once per graph
+    parts: set[str] = field(default_factory=set)  # part slugs declared so far
 
     def row_quads(self, row: Row, problems: list[str]) -> list[ox.Quad]:
         out: list[ox.Quad] = []
@@ -361,7 +358,7 @@ class Context:
             if value is not None:
                 out += claim(system, prop, value)
         out += self.chip_quads(row, slug, claim, unnamed, problems)
-        out += self.link_quads(row, system, claim, tier, basis, references, locator, problems)
+        out += self.link_quads(row, system, claim, basis, references, locator, problems)
         return out
 
     def chip_quads(self, row: Row, slug: str, claim, unnamed, problems: list[str]) -> list[ox.Quad]:
@@ -396,8 +393,8 @@ class Context:
                 out += unnamed(component, "supplierAtBuild", said)
         return out
 
-    def link_quads(self, row: Row, system: str, claim, tier: str, basis: str, references: list[Reference],
-                   locator: str, problems: list[str]) -> list[ox.Quad]:
+    def link_quads(self, row: Row, system: str, claim, basis: str, references: list[Reference], locator: str,
+                   problems: list[str]) -> list[ox.Quad]:
         """Builds Upon, Superseded by and Possible Duplicate Of: claims naming the other records."""
         out: list[ox.Quad] = []
         for column, prop in (*LINKS, ("Possible Duplicate Of", "sameMachineAs")):
