@@ -19,6 +19,8 @@ importers:
 examples:
   hpckg import epoch-hardware ~/downloads/epoch/ml_hardware.csv
   hpckg import epoch-hardware ../shared/data/epoch-ai
+  hpckg import epoch-clusters ~/downloads/epoch/gpu_clusters.csv
+  hpckg import epoch-datacenters data_centers.csv data_center_timelines.csv
   hpckg import --list
 """
 
@@ -50,6 +52,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                              f"{args.name} = [...] in pyproject.toml or hpckg.toml")
     for result in import_files(args.name, files):
         print(result.to_text())
+        for problem in result.problems:
+            print(f"  {problem}", file=sys.stderr)
     print("next: hpckg build", file=sys.stderr)
     return 0
 

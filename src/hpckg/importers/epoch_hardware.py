@@ -54,6 +54,15 @@ def graph_key(path: Path) -> str:
     return "ml-hardware"
 
 
+def part_slug(name: str) -> str:
+    """The slug of the part model Epoch calls `name`; the GPU clusters importer links its chips by it.
+
+    Epoch's parenthesised words tell variants apart ("MetaX MXC500 (PCIe)" and "(OAM)"), so they stay in
+    the slug, where slugify would drop a trailing qualifier and merge the two. Raises SlugError for a name
+    with no ASCII letters or digits."""
+    return slugify(name.replace("(", " ").replace(")", " "))
+
+
 def _number(text: str, factor: Decimal) -> Decimal | None:
     """A positive finite number in the ontology's unit, rounded to 6 significant digits (Epoch's figures
     carry float noise such as 958571428571.4286); None for an empty or unusable cell."""
@@ -107,9 +116,7 @@ def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> I
     """One row: the part model, its maker (once per import) and a claim per filled cell."""
     name = row["Hardware name"].strip()
     try:
-        # Epoch's parenthesised words tell variants apart ("MetaX MXC500 (PCIe)" and "(OAM)"), so they stay
-        # in the slug, where slugify would drop a trailing qualifier and merge the two.
-        slug = slugify(name.replace("(", " ").replace(")", " "))
+        slug = part_slug(name)
     except SlugError:
         return  # a row with no usable name cannot become an entity; nothing else in it can be cited
     part = entity("part", slug)

@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -46,9 +46,12 @@ class ImportResult:
     status: str  # imported, replaced or unchanged
     quads: int = 0
     seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)  # cells the importer could not use, one line each
 
     def to_text(self) -> str:
         what = f"{self.quads:,} quads in {self.seconds:.1f} s" if self.status != UNCHANGED else "no change"
+        if self.problems:
+            what += f", {len(self.problems)} cells reported"
         return f"{self.status:<9} {self.file.name} -> <{self.graph}> ({what})"
 
 
@@ -133,9 +136,11 @@ def import_file(name: str, path: Path) -> ImportResult:
         return ImportResult(path, graph, target, UNCHANGED)
     clock = time.monotonic()
     started = dt.datetime.now(dt.UTC)
+    problems: list[str] = []
+    report = {"report": problems.append} if getattr(module, "REPORTS_PROBLEMS", False) else {}
     shared = ox.NamedNode(shared_graph_iri(name))
     quads, shared_quads = [], []
-    for quad in module.read(path, graph):
+    for quad in module.read(path, graph, **report):
         (shared_quads if quad.graph_name == shared else quads).append(quad)
     ended = dt.datetime.now(dt.UTC)
     quads += provenance(name, path, sha, path.stat().st_size, graph, started, ended)
@@ -148,7 +153,7 @@ def import_file(name: str, path: Path) -> ImportResult:
         part.unlink(missing_ok=True)
     write_graph(target, quads, header, title=f"import {name}")
     return ImportResult(path, graph, target, REPLACED if recorded else IMPORTED, len(quads) + len(shared_quads),
-                        time.monotonic() - clock)
+                        time.monotonic() - clock, problems)
 
 
 def shared_graph_iri(name: str) -> str:
