@@ -33,19 +33,23 @@ LINKS_GRAPH = GRAPH + "links"
 IMPORT = GRAPH + "import/"
 MAX_SHARED_NAME = 3  # records of one dataset that may share a name for it to still identify a machine
 
-RECORDS = """
-SELECT ?system ?g ?name ?source ?country ?maker ?year WHERE {
+# One query per kind of evidence: joined in one query, names x countries x makers would multiply.
+NAMES = """
+SELECT ?system ?g ?name ?source WHERE {
   GRAPH ?g { ?system a hpc:System }
-  {
-    { ?system rdfs:label|skos:altLabel ?name }
-    UNION
-    { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
-  }
-  OPTIONAL { ?system hpc:country ?country }
-  OPTIONAL { ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator ; hpc:partModel/hpc:maker ?maker }
-  OPTIONAL { ?system hpc:operationalSince ?since BIND (SUBSTR(STR(?since), 1, 4) AS ?year) }
+  { ?system rdfs:label|skos:altLabel ?name }
+  UNION
+  { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
 }
 """
+EVIDENCE = {
+    "countries": "SELECT DISTINCT ?system ?value WHERE { ?system a hpc:System ; hpc:country ?value }",
+    "makers": """SELECT DISTINCT ?system ?value WHERE {
+                   ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator ;
+                                hpc:partModel/hpc:maker ?value }""",
+    "years": """SELECT DISTINCT ?system ?value WHERE {
+                  ?system a hpc:System ; hpc:operationalSince ?since BIND (SUBSTR(STR(?since), 1, 4) AS ?value) }""",
+}
 SOURCES = """
 SELECT ?system (SAMPLE(?source) AS ?any) WHERE {
   ?claim hpc:about ?system ; prov:hadPrimarySource ?source . ?system a hpc:System .
@@ -73,7 +77,7 @@ class Record:
 
 def read_records(store) -> dict[str, Record]:
     records: dict[str, Record] = {}
-    for row in store.query(RECORDS):
+    for row in store.query(NAMES):
         iri = row["system"].value
         record = records.get(iri)
         if record is None:
@@ -83,12 +87,19 @@ def read_records(store) -> dict[str, Record]:
                 record.names.add(key)
                 if row["source"] is not None:
                     record.name_sources[key].add(row["source"].value)
-        if row["country"] is not None:
-            record.countries.add(row["country"].value)
-        if row["maker"] is not None:
-            record.makers.add(row["maker"].value)
-        if row["year"] is not None and row["year"].value.isdigit():
-            record.years.add(int(row["year"].value))
+    if len({record.dataset for record in records.values()}) < 2:
+        return records  # nothing to link: skip reading the evidence
+    for field_name, sparql in EVIDENCE.items():
+        for row in store.query(sparql):
+            record = records.get(row["system"].value)
+            if record is None:
+                continue
+            value = row["value"].value
+            if field_name == "years":
+                if value.isdigit():
+                    record.years.add(int(value))
+            else:
+                getattr(record, field_name).add(value)
     return records
 
 
