@@ -69,7 +69,7 @@ def test_select_keeps_the_xml_where_an_edition_is_also_a_spreadsheet(tmp_path):
 def test_the_build_validates_with_no_violations(built):
     out, err = built["build"]
     assert built["build_rc"] == 0, out + err
-    assert "violations: 0" in out and "(7 machine-written graphs)" in out
+    assert "violations: 0" in out and "(8 machine-written graphs)" in out
 
 
 def test_every_edition_has_500_ranked_entries_each_citing_its_edition(built):
@@ -233,3 +233,28 @@ def test_reading_a_file_twice_mints_the_same_iris():
 
     path = DATA / "TOP500_199306.xml"
     assert set(read(path, GRAPH + "1993-06")) == set(read(path, GRAPH + "1993-06"))
+
+
+def test_every_query_about_the_top500_answers_on_imported_editions(built):
+    from hpckg.query import canned_queries
+
+    about = [q.name for q in canned_queries(ROOT / "queries") if "top500" in q.needs]
+    assert {"top500-editions", "performance-share-by-country", "performance-share-by-vendor",
+            "rmax-changes"} <= set(about)
+    for name in about:
+        completed = run_hpckg("query", name, "--format", "csv", cwd=built["project"])
+        out, err = text(completed)
+        assert completed.returncode == 0, err
+        assert len(out.splitlines()) > 1, f"{name} answered no rows"
+
+
+def test_shares_per_edition_add_up_to_the_whole_edition(built):
+    for name in ("performance-share-by-country", "performance-share-by-vendor"):
+        completed = run_hpckg("query", name, "--format", "csv", cwd=built["project"])
+        header, *rows = list(csv.reader(text(completed)[0].splitlines()))
+        share = header.index("sharePercent")
+        totals: dict[str, Decimal] = {}
+        for row in rows:
+            totals[row[0]] = totals.get(row[0], Decimal(0)) + Decimal(row[share])
+        # Rounded to 0.01 % per row; self-made systems have no vendor.
+        assert all(Decimal("97") < total < Decimal("100.5") for total in totals.values()), (name, totals)
