@@ -61,7 +61,7 @@ def import_configured_sources(args: argparse.Namespace) -> None:
     if args.quiet:
         return
     if all(r.status == UNCHANGED for r in results):
-        print(f"  configured sources: {len(results)} files unchanged since their import", file=sys.stderr)
+        print(f"  configured sources: {len(results)} unchanged since imported", file=sys.stderr)
     else:
         print_summary(results, sys.stderr)
 

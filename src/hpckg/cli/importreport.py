@@ -99,7 +99,7 @@ def summary_table(results: list[ImportResult]) -> Table:
             return f"{sum(v or 0 for v in values):,}" + ("+?" if None in values else "")
 
         table.add_section()
-        table.add_row(f"{len(results)} files", "", total([r.rows for r in results]),
+        table.add_row(f"{len(results)} files (sums)", "", total([r.rows for r in results]),
                       total([r.systems for r in results]),
                       ", ".join(f"{n:,} {tier}" for tier, n in sorted(totals.items())) or "-",
                       total([r.skipped_rows for r in results]))
