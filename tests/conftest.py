@@ -7,9 +7,9 @@ developer imported (`make run`). So:
 - in-process code (populate, build, check) works on the checkout's files but, for the whole session,
   without its configured sources and with an empty machine-written graphs folder of the session's own
   (`curated_project`);
-- the suite's own `hpckg build` runs work in `curated_root()`, one copy of the ontology, shapes, queries and
-  curated data per session, and the `project` fixture is a fresh copy per test. A copy has no pyproject.toml,
-  so no configured sources and no imported graphs.
+- the suite's `hpckg` commands run in `curated_root()` unless a test gives another folder: one copy of the
+  ontology, shapes, queries and curated data per session; the `project` fixture is a fresh copy per test.
+  A copy has no pyproject.toml, so no configured sources and no imported graphs.
 """
 
 from __future__ import annotations
@@ -58,9 +58,10 @@ def require_chromium() -> str:
 
 def run_hpckg(*args: str, cwd: Path | None = None, input: bytes | None = None,
               timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the real `hpckg` command in a subprocess and capture its output as text."""
+    """Run the real `hpckg` command in a subprocess and capture its output as text; in `cwd`, by default in
+    the session's copy of the project (curated_root, see the module docstring)."""
     env = {**os.environ, "PYTHONUTF8": "1"}
-    return subprocess.run([hpckg_executable(), *args], cwd=cwd or ROOT, input=input, capture_output=True,
+    return subprocess.run([hpckg_executable(), *args], cwd=cwd or default_workdir(), input=input, capture_output=True,
                           timeout=timeout, env=env, check=False)
 
 
@@ -90,6 +91,11 @@ def curated_root() -> Path:
     if not _curated:
         raise RuntimeError("curated_root() is made by the session fixture curated_project")
     return _curated[0]
+
+
+def default_workdir() -> Path:
+    """Where the suite's commands run unless a test says otherwise: the session's copy of the project."""
+    return _curated[0] if _curated else ROOT
 
 
 @pytest.fixture(scope="session", autouse=True)
