@@ -237,7 +237,10 @@ def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None =
     module = importer(name)
     key = module.graph_key(path)
     graph, target = graph_iri(name, key), graph_file("import", name, key)
-    sha = sha256_of(path)
+    try:
+        sha = sha256_of(path)
+    except OSError as error:  # a file that is there but cannot be read (permissions, a folder's race)
+        raise InputError(f"{path}: cannot be read: {error.strerror}") from None
     header = {"sha256": sha, "hpckg": __version__}
     if getattr(module, "USES_REFERENCE", False):
         # The graph depends on the curated names too (hpckg.reference): a new alias redoes it.
