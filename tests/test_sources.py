@@ -121,10 +121,13 @@ def test_import_reads_configured_sources_by_name_or_all_and_reports_as_json(proj
     assert len(report["problems"]) == 1 and TOP500_WHERE in report["problems"][0]
     assert "\x1b[" not in err
 
-    # Named, the missing source is an error, after importing what is there.
+    # Named, the missing source is an error, after importing what is there; as JSON, still one document.
     named = run_hpckg("import", "top500", cwd=project)
     assert named.returncode == 2
     assert f"{project / 'downloads' / 'top500'}: not found" in text(named)[1] and TOP500_WHERE in text(named)[1]
+    named_json = run_hpckg("import", "top500", "--format", "json", cwd=project)
+    assert named_json.returncode == 2
+    assert json.loads(text(named_json)[0]) == {"exit_code": 2, "files": [], "problems": report["problems"]}
     strict = run_hpckg("import", "--all", "--strict-sources", cwd=project)
     assert strict.returncode == 2 and "Traceback" not in text(strict)[1]
 

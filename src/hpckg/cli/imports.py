@@ -79,12 +79,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     results = run_plan(planned, progress=wants_progress(args.progress, quiet=json_output),
                        on_file=None if json_output else lambda result: print(result.to_text(), flush=True),
                        skipped_to=None if json_output else sys.stderr)
-    if json_output:
-        print(json.dumps({"files": [r.to_json() for r in results],
+    failed = bool(planned.problems and strict)
+    if json_output:  # one JSON document, whatever happened
+        print(json.dumps({"exit_code": 2 if failed else 0, "files": [r.to_json() for r in results],
                           "problems": [p.message for p in planned.problems]}, indent=2))
-    elif results:
+        return 2 if failed else 0
+    if results:
         print_summary(results, sys.stdout)
-    if planned.problems and strict:
+    if failed:
         raise InputError(f"{len(planned.problems)} configured source(s) could not be imported (see above)")
     if results:
         print("next: hpckg build", file=sys.stderr)
