@@ -10,6 +10,7 @@ whether that is a warning (a build goes on with the sources present) or an error
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,7 @@ def plan(here: Project, names: Iterable[str] | None = None) -> SourcePlan:
         for path in configured:
             if not path.exists():
                 result.problems.append(SourceProblem(name, path, (
-                    f"{path}: not found (set as {_where_set(here, name)}); the {name} importer reads "
+                    f"{os.path.normpath(path)}: not found (set as {_where_set(here, name)}); the {name} importer reads "
                     f"{module.TITLE}: download it from {module.WHERE}")))
                 continue
             try:
