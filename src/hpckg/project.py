@@ -72,10 +72,7 @@ class Project:
     data: tuple[Path, ...]
     sources: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     config_file: Path | None = None
-
-    @property
-    def packaged(self) -> bool:
-        return self.root == PACKAGED_ROOT
+    packaged: bool = False  # the packaged copy, used outside any checkout: no configuration read
 
     @property
     def ontology_dir(self) -> Path:
@@ -169,7 +166,7 @@ def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool
         # No checkout: the packaged ontology and data, and the user's own folder for what hpckg writes.
         base = (workdir or Path.cwd()).resolve()
         return Project(root=root, origin=origin, store=base / DEFAULT_STORE, graphs=base / DEFAULT_GRAPHS,
-                       data=(root / "data" / "ttl",))
+                       data=(root / "data" / "ttl",), packaged=True)
     config, config_file = read_config(root)
     unknown = set(config) - CONFIG_KEYS
     if unknown:
