@@ -12,6 +12,13 @@ A new source is one new module in this package and one row in IMPORTERS. The mod
     def read(path: Path, graph: str) -> Iterable[pyoxigraph.Quad]
                         the file's claims, sources and entities as quads in `graph`, emitted through the
                         claim builder (hpckg.claims); raise hpckg.errors.InputError for an unusable file
+                        (wrong columns, not the format, unreadable): the file is refused whole and its
+                        previous graph stays as it was. While read() runs, hpckg.importers.run.current_log()
+                        is the file's ImportLog: call log.row() once per data row read (the progress bar and
+                        the summary count them) and log.skip(row, column, reason) for a malformed row left
+                        out (its row or line number in the file, the column at fault, why), then go on.
+                        Systems and claims by tier are counted from the quads; the importer counts nothing
+                        else.
     USES_REFERENCE: bool                              (optional, default False)
                         True when read() maps names to curated entities through hpckg.reference; the
                         reference data's digest is then recorded with the graph, and a change to it redoes

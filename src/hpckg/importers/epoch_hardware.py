@@ -18,6 +18,7 @@ import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, entity_quads, make_claim, source_quads
 from hpckg.errors import InputError
+from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
 from hpckg.values import Iri
@@ -108,8 +109,13 @@ def read(path: Path, graph: str) -> Iterator[ox.Quad]:
     yield ox.Quad(ox.NamedNode(entity("source", SOURCE)), ox.NamedNode("http://purl.org/dc/terms/license"),
                   ox.NamedNode(LICENCE), ox.NamedNode(graph))
     makers: set[str] = set()
+    log = current_log()
     for line, row in rows(path):
-        yield from row_quads(row, f"{path.name} line {line}", graph, makers)
+        log.row()
+        quads = list(row_quads(row, f"{path.name} line {line}", graph, makers))
+        if not quads:  # row_quads states nothing only for a row without a usable name
+            log.skip(line, "Hardware name", "no usable name, so no part model to state anything about")
+        yield from quads
 
 
 def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> Iterator[ox.Quad]:
