@@ -68,6 +68,7 @@ from hpckg.claims import (
 )
 from hpckg.errors import InputError
 from hpckg.importers.epoch_hardware import part_slug
+from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
 from hpckg.reference import Reference as Names
@@ -249,7 +250,9 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
     for row in table:
         by_name.setdefault(row["Name"], []).append(slugs[row.number])
     context = Context(path, graph, retrieved, slugs, by_name, Organisations(Names.of_project(), graph))
+    log = current_log()
     for row in table:
+        log.row()
         problems: list[str] = []
         yield from context.row_quads(row, problems)
         for problem in problems:

@@ -39,6 +39,7 @@ import pyoxigraph as ox
 
 from hpckg.claims import Reference, claim_quads, entity_quads, make_claim, slug_of, source_quads
 from hpckg.errors import InputError
+from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity, hpc
 from hpckg.reference import Reference as Names
@@ -169,7 +170,9 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
     names = Names.of_project()
     declared: set[str] = set()
     dated: set[tuple[str, str]] = set()  # (data center, Date) pairs seen: a second row of one date is its own claim
+    log = current_log()
     for number_, line, cells in rows(path, required):
+        log.row()
         problems: list[str] = []
         locator = f"{path.name} line {line}"
         handle = cells["Data center" if timeline else "Handle"]

@@ -52,7 +52,7 @@ from hpckg.claims import (
     some_value_claim,
     source_quads,
 )
-from hpckg.importers.run import shared_graph_iri
+from hpckg.importers.run import current_log, shared_graph_iri
 from hpckg.importers.top500_files import Entry, edition_of
 from hpckg.importers.top500_identity import Identity, _same, entries_of, identities_for
 from hpckg.names import SlugError, slugify
@@ -151,7 +151,10 @@ def merge_twins(xml: Entry, sheet: Entry, *, row: int | None = None) -> Entry:
     return dataclasses.replace(xml, **values, row=row if row is not None else xml.row)
 
 
-def read(path: Path, graph: str) -> Iterator[ox.Quad]:
+REPORTS_PROBLEMS = True  # read() takes report=: cells it could not use (the row goes on)
+
+
+def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
     edition = edition_of(path)
     year, month = (int(part) for part in edition.split("-"))
     when = YearMonth(year, month)
@@ -165,7 +168,11 @@ def read(path: Path, graph: str) -> Iterator[ox.Quad]:
                             url=f"https://top500.org/lists/top500/{year}/{month:02d}/", publisher=PUBLISHER,
                             issued=when, graph=graph)
     context = EditionContext(path, edition, source, when, graph)
+    log = current_log()
     for entry in merged_entries(path):
+        log.row()
+        for problem in entry.problems if report else ():
+            report(f"{path.name} {context.row_word} {entry.row}: {problem}")
         yield from context.entry_quads(entry)
 
 
