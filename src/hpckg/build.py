@@ -46,7 +46,9 @@ class BuildSummary:
 
     def to_text(self) -> str:
         tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items()) or "none"
-        violations = len(self.report.violations) if self.report else 0
+        found = self.report.violations if self.report else []
+        violations = sum(v.severity == "Violation" for v in found)
+        warnings = len(found) - violations
         return (f"store: {self.location}\n"
                 f"root: {self.root}\n"
                 f"files: {self.files} ({self.machine_graphs} machine-written graphs)\n"
@@ -54,7 +56,7 @@ class BuildSummary:
                 f"systems: {self.systems}\n"
                 f"claims by tier: {tiers}\n"
                 f"source checks: {self.sourcing or 'none'}\n"
-                f"violations: {violations}")
+                f"violations: {violations}" + (f" ({warnings} warnings: flagged, not blocking)" if warnings else ""))
 
 
 def source_files(extra: Iterable[Path] = ()) -> list[Path]:
