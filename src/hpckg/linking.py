@@ -48,13 +48,17 @@ SELECT ?system ?g ?name ?source WHERE {
   { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
 }
 """
+# Read from claims, not truthy triples: links are made before the rules run (rule 22 reads them).
 EVIDENCE = {
-    "countries": "SELECT DISTINCT ?system ?value WHERE { ?system a hpc:System ; hpc:country ?value }",
+    "countries": """SELECT DISTINCT ?system ?value WHERE {
+                      ?c hpc:about ?system ; hpc:property hpc:country ; hpc:value ?value . ?system a hpc:System }""",
     "makers": """SELECT DISTINCT ?system ?value WHERE {
-                   ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator ;
-                                hpc:partModel/hpc:maker ?value }""",
+                   ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator .
+                   ?p hpc:about ?accelerator ; hpc:property hpc:partModel ; hpc:value ?part .
+                   ?m hpc:about ?part ; hpc:property hpc:maker ; hpc:value ?value }""",
     "years": """SELECT DISTINCT ?system ?value WHERE {
-                  ?system a hpc:System ; hpc:operationalSince ?since BIND (SUBSTR(STR(?since), 1, 4) AS ?value) }""",
+                  ?c hpc:about ?system ; hpc:property hpc:operationalSince ; hpc:value ?since . ?system a hpc:System
+                  BIND (SUBSTR(STR(?since), 1, 4) AS ?value) }""",
 }
 SOURCES = """
 SELECT ?system (SAMPLE(?source) AS ?any) WHERE {
