@@ -55,7 +55,7 @@ def test_build_imports_the_configured_sources_and_goes_on_without_missing_ones(p
                        f"per edition: download it from {TOP500_WHERE} (TOP500_YYYYMM.xml / .xls / .xlsx)"]
     unknown = [line for line in err.splitlines() if "no-such-source" in line]
     assert len(unknown) == 1 and f"[sources] no-such-source in {config} names no importer" in unknown[0]
-    assert "importers: epoch-hardware, top500" in unknown[0]
+    assert "importers: epoch-clusters, epoch-datacenters, epoch-hardware, top500" in unknown[0]
 
     # The next build finds the graph up to date: nothing is read again.
     written = graph_file(project).stat().st_mtime_ns
