@@ -260,3 +260,59 @@ def test_shares_per_edition_add_up_to_the_whole_edition(built):
             totals[row[0]] = totals.get(row[0], Decimal(0)) + Decimal(row[share])
         # Rounded to 0.01 % per row; self-made systems have no vendor.
         assert all(Decimal("95") < total < Decimal("100.5") for total in totals.values()), (name, totals)
+
+
+def raw_cores_and_ids(path: Path) -> tuple[int, set[str]]:
+    """The sum of cores and the System IDs of a file, read straight from it (not through the reader)."""
+    import xml.etree.ElementTree as ET
+
+    import openpyxl
+    import xlrd
+
+    if path.suffix == ".xml":
+        ns = "{http://www.top500.org/xml/top500/1.0}"
+        sites = list(ET.parse(path).getroot().iter(ns + "site"))
+        return (sum(int(float(s.findtext(ns + "number-of-processors"))) for s in sites),
+                {s.findtext(ns + "system-id") for s in sites if s.findtext(ns + "system-id")})
+    if path.suffix == ".xls":
+        sheet = xlrd.open_workbook(str(path)).sheet_by_index(0)
+        header = [str(h) for h in sheet.row_values(0)]
+        rows = [sheet.row_values(r) for r in range(1, sheet.nrows)]
+    else:
+        table = list(openpyxl.load_workbook(str(path), read_only=True).worksheets[0].iter_rows(values_only=True))
+        header, rows = [str(h) for h in table[0]], [list(r) for r in table[1:] if any(c is not None for c in r)]
+    cores = header.index("Total Cores")
+    ids = header.index("System ID") if "System ID" in header else None
+    return (sum(int(row[cores]) for row in rows),
+            {str(int(row[ids])) for row in rows if ids is not None and row[ids] not in (None, "")})
+
+
+def test_cores_and_distinct_systems_per_edition_match_the_raw_files(built):
+    rows = query(built["project"], """
+        SELECT ?edition (SUM(?cores) AS ?total) (COUNT(DISTINCT ?s) AS ?systems) WHERE {
+          ?c hpc:property hpc:cores ; hpc:value ?cores ; hpc:about ?s ; hpc:edition ?e . ?e hpc:slug ?edition
+        } GROUP BY ?edition""")
+    by_edition = {row[0].removeprefix("top500-"): row for row in rows}
+    for name in ("TOP500_199306.xml", "TOP500_201411.xml", "TOP500_201906.xls", "TOP500_202506.xlsx"):
+        cores, ids = raw_cores_and_ids(DATA / name)
+        edition = f"{name[7:11]}-{name[11:13]}"
+        assert int(by_edition[edition][1]) == cores, edition
+        assert int(by_edition[edition][2]) == len(ids) == 500, edition
+        systems = query(built["project"], f"""
+            SELECT (COUNT(DISTINCT ?id) AS ?n) WHERE {{
+              ?r hpc:property hpc:listRank ; hpc:edition ds:top500-{edition} ; hpc:about ?s .
+              ?i hpc:about ?s ; hpc:property hpc:top500SystemId ; hpc:value ?id }}""")
+        assert int(systems[0][0]) == len(ids), edition
+
+
+def test_imported_figures_round_trip_through_export(built, tmp_path):
+    import pyoxigraph as ox
+
+    out = tmp_path / "dump.nq"
+    completed = run_hpckg("export", "--format", "nq", "--out", str(out), cwd=built["project"])
+    assert completed.returncode == 0, text(completed)
+    claim = ox.NamedNode("https://w3id.org/hpckg/id/claim/top500-180307-rmax-2025-06")
+    value = ox.NamedNode("https://w3id.org/hpckg/ontology#value")
+    values = {q.object.value for q in ox.parse(path=str(out), format=ox.RdfFormat.N_QUADS)
+              if q.subject == claim and q.predicate == value}
+    assert values == {"1742000"}
