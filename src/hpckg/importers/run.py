@@ -231,6 +231,11 @@ def provenance(name: str, path: Path, sha: str, size: int, graph: str, started: 
         (software, RDF_TYPE, ox.NamedNode(hpc("Software"))),
         (software, RDFS_LABEL, ox.Literal(f"hpckg {__version__}")),
         (software, ox.NamedNode(PROV + "specializationOf"), ox.NamedNode(entity("software", "hpckg"))),
+        # When the user's copy was retrieved, as far as the file says (its modification time); an edition's
+        # own date is the graph's hpc:ListEdition and source (dcterms:issued).
+        (distribution, ox.NamedNode(DCTERMS + "modified"), ox.Literal(
+            dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date().isoformat(),
+            datatype=ox.NamedNode(XSD + "date"))),
     )]
 
 
