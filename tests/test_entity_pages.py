@@ -63,9 +63,16 @@ def test_breadcrumb_is_one_line_not_a_numbered_list(seed_store):
 
 
 def test_without_source_checks_the_page_states_no_sourcing_figures():
+    from hpckg.build import sourcing_summary
+    from hpckg.namespaces import THIS_DATASET
+
     store = Store(None)
     populate(store)
+    # The build wrote the figures of the seed's checks about the dataset; without checks it writes none.
+    assert bool(store.query(f"ASK {{ <{THIS_DATASET}> hpc:systemsWithNamingCitation ?n }}"))
     store.update("DELETE WHERE { GRAPH ?g { ?check a hpc:SourceCheck ; ?p ?o } }")
+    store.update(f"DELETE WHERE {{ GRAPH ?g {{ <{THIS_DATASET}> ?p ?o }} }}")
+    sourcing_summary(store)
     page = system_page(store, "https://w3id.org/hpckg/id/system/kalos")
     assert not page.preamble.system_count.present
     markdown = render_markdown(page)

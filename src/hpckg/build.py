@@ -19,7 +19,7 @@ import pyoxigraph as ox
 
 from hpckg import datafiles, formats, linking, machinegraphs, paths, project
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
-from hpckg.namespaces import DERIVED_GRAPH, entity, graph_for, hpc
+from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.validate import ValidationReport, check_syntax
@@ -174,12 +174,23 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
 
 def sourcing_summary(store: AnyStore) -> str:
     """The dataset's sourcing in the seeds' words, from the canned queries source-check-summary and
-    weakly-sourced-systems: "N of M systems have a readable citation that names them; K are weakly sourced"."""
+    weakly-sourced-systems: "N of M systems have a readable citation that names them; K are weakly sourced".
+    The figures are also written into the derived graph as plain triples about the dataset
+    (THIS_DATASET hpc:systemCount / hpc:systemsWithNamingCitation / hpc:weaklySourcedSystems), once per
+    build, so that every page can show them with one lookup instead of two whole-graph queries."""
     folder = paths.queries_dir()
     [row] = list(store.query((folder / "source-check-summary.rq").read_text(encoding="utf-8"), prefixes=False))
     # One row per system and label: count the systems.
     weak = len({row["system"].value for row in store.query(
         (folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"), prefixes=False)})
+    if int(row["checked"].value) > 0:
+        dataset, graph = ox.NamedNode(THIS_DATASET), ox.NamedNode(DERIVED_GRAPH)
+        integer = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+        store.load_quads([
+            ox.Quad(dataset, ox.NamedNode(hpc(name)), ox.Literal(str(value), datatype=integer), graph)
+            for name, value in (("systemCount", int(row["systems"].value)),
+                                ("systemsWithNamingCitation", int(row["named"].value)),
+                                ("weaklySourcedSystems", weak))])
     return f"{row['sentence'].value}; {weak} are weakly sourced"
 
 

@@ -15,11 +15,11 @@ import pyoxigraph as ox
 from hpckg import __version__, paths
 from hpckg.claims import shorten
 from hpckg.formats import RDF_FORMATS, RdfFormatInfo
-from hpckg.namespaces import BASE, ID, META_GRAPH, ONTOLOGY, PREFIXES
+from hpckg.namespaces import ID, META_GRAPH, ONTOLOGY, PREFIXES, THIS_DATASET
 from hpckg.store import AnyStore, Store
 from hpckg.terms import DCTERMS, PROV, RDF_TYPE, SKOS, XSD_DATE_TIME, XSD_INTEGER
 
-DATASET = BASE + "dataset"
+DATASET = THIS_DATASET
 VOID = PREFIXES["void"]
 DCAT = PREFIXES["dcat"]
 LICENCE = "https://www.apache.org/licenses/LICENSE-2.0"

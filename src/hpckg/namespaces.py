@@ -13,6 +13,7 @@ GRAPH = BASE + "graph/"
 
 # The named graph that holds the derived facts the build materialises (truthy triples, derived claims).
 DERIVED_GRAPH = GRAPH + "derived"
+THIS_DATASET = BASE + "dataset"  # the graph hpckg serves, as its VoID/DCAT description names it
 # The named graph that holds the dataset description and the build's own provenance.
 META_GRAPH = GRAPH + "meta"
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from hpckg.claims import labels
 from hpckg.errors import UnknownNameError
-from hpckg.namespaces import ID, PREFIXES, hpc
+from hpckg.namespaces import ID, PREFIXES, THIS_DATASET, hpc
 from hpckg.page.claims import (
     Claim,
     Formatter,
@@ -32,7 +32,6 @@ from hpckg.page.model import (
     SystemPage,
     TimelineEvent,
 )
-from hpckg.query import canned_query
 from hpckg.terms import BASIS_DERIVED
 
 # The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
@@ -344,12 +343,15 @@ def read_preamble(store, ontology: Ontology) -> Preamble:
         } ORDER BY ?dataset ?description LIMIT 1""")
     preamble = Preamble(dataset=str(rows[0]["dataset"]), description=_opt(rows[0].get("description"))) \
         if rows else Preamble()
-    [summary] = list(store.query(canned_query("source-check-summary").text, prefixes=False))
-    if int(summary["checked"].value) == 0:
+    # The build computed the figures (hpckg.build.sourcing_summary) and wrote them about the dataset.
+    figures = select(store, f"""
+        SELECT ?count ?named ?weak WHERE {{
+          <{THIS_DATASET}> hpc:systemCount ?count ; hpc:systemsWithNamingCitation ?named ;
+                           hpc:weaklySourcedSystems ?weak }}""")
+    if not figures:
         return preamble
-    weak = len(list(store.query(canned_query("weakly-sourced-systems").text, prefixes=False)))
-    for attribute, value in (("system_count", int(summary["systems"].value)),
-                             ("with_naming_citation", int(summary["named"].value)), ("weakly_sourced", weak)):
+    for attribute, key in (("system_count", "count"), ("with_naming_citation", "named"), ("weakly_sourced", "weak")):
+        value = int(figures[0][key])
         setattr(preamble, attribute, Figure(text=f"{value:,}", value=value))
     return preamble
 
