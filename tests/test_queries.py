@@ -375,3 +375,24 @@ def test_timeline_lists_interval_starts_ends_and_edition_entries(tmp_path):
     assert ("system/t5-blue-star", "name", "start", "2020-01", "Blue Star II") in rows
     assert ("system/t5-blue-star", "list rank", "point in time", "2019-06", "7") in rows
     assert ("system/t5-blue-star", "Decommissioned", "value", "2021-03", None) in rows
+
+
+def test_csv_results_quote_an_iri_holding_a_comma(tmp_path):
+    # Oxigraph's CSV writer leaves such an IRI unquoted, which splits the row (hpckg.formats.sparql_csv).
+    import csv as csv_module
+
+    from hpckg.query import format_result
+    from hpckg.store import Store
+
+    store = Store(None)
+    result = store.query(
+        'SELECT ?x ?y WHERE { BIND(<https://web.archive.org/x#:~:text=a,b> AS ?x) BIND("1" AS ?y) }')
+    text = format_result(result, "csv").decode("utf-8")
+    assert list(csv_module.reader(text.splitlines())) == [["x", "y"], ["https://web.archive.org/x#:~:text=a,b", "1"]]
+    from hpckg.formats import RESULTS_FORMATS
+    from hpckg.serve.sparql import serialize_results
+
+    document = {"head": {"vars": ["x"]}, "results": {"bindings": [
+        {"x": {"type": "uri", "value": "https://e.org/a,b"}}, {}]}}
+    # An unbound cell alone on its row is written "" (csv's way of telling it from a blank line).
+    assert serialize_results(document, RESULTS_FORMATS["csv"]) == b'x\r\n"https://e.org/a,b"\r\n""\r\n'

@@ -6,6 +6,9 @@ format is one row. Unknown names raise UnknownNameError listing the valid ones.
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -122,3 +125,15 @@ def results_format_for_media_type(media_type: str) -> ResultsFormatInfo | None:
             return info
     return {"application/json": RESULTS_FORMATS["json"], "application/xml": RESULTS_FORMATS["xml"],
             "text/xml": RESULTS_FORMATS["xml"]}.get(media_type)
+
+
+def sparql_csv(variables: list[str], rows: Iterable[Iterable[str]]) -> bytes:
+    """SPARQL 1.1 CSV results (CRLF lines, RFC 4180 quoting) from the variables and each row's cell texts (an
+    IRI's text, `_:id` for a blank node, a literal's lexical form, "" when unbound). Written here with the csv
+    module because Oxigraph's writer leaves an IRI holding a comma unquoted (a web.archive.org text fragment
+    URL splits into two columns)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(variables)
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8")

@@ -21,6 +21,7 @@ from hpckg.formats import (
     TABLE,
     rdf_format,
     results_format,
+    sparql_csv,
 )
 from hpckg.namespaces import PREFIXES
 from hpckg.store import QueryResult
@@ -228,6 +229,15 @@ def format_result(result: QueryResult, format: str | None = None) -> bytes:
     if name not in RESULTS_FORMATS:
         raise InputError(f"--format {format} does not apply to SELECT/ASK results; use one of: "
                          + ", ".join(SELECT_FORMATS))
+    if name == "csv" and not isinstance(result, ox.QueryBoolean):
+        variables = [v.value for v in result.variables]
+        return sparql_csv(variables, ([_csv_cell(solution[v]) for v in variables] for solution in result))
     buffer = io.BytesIO()
     result.serialize(buffer, format=results_format(name).oxigraph)
     return buffer.getvalue()
+
+
+def _csv_cell(term: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> str:
+    if term is None:
+        return ""
+    return f"_:{term.value}" if isinstance(term, ox.BlankNode) else term.value

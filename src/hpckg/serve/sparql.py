@@ -24,6 +24,7 @@ from hpckg.formats import (
     ResultsFormatInfo,
     rdf_format_for_media_type,
     results_format_for_media_type,
+    sparql_csv,
 )
 from hpckg.namespaces import PREFIXES
 from hpckg.terms import XSD_STRING
@@ -367,8 +368,18 @@ def serialize_results(document: dict, format: ResultsFormatInfo) -> bytes:
     data = json.dumps(document, ensure_ascii=False).encode("utf-8")
     if format.name == "json":
         return data
+    if format.name == "csv" and "results" in document:
+        variables = document["head"]["vars"]
+        return sparql_csv(variables, ([_csv_text(binding.get(v)) for v in variables]
+                                      for binding in document["results"]["bindings"]))
     parsed = ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
     return parsed.serialize(format=format.oxigraph)
+
+
+def _csv_text(term: dict | None) -> str:
+    if term is None:
+        return ""
+    return f"_:{term['value']}" if term["type"] == "bnode" else str(term["value"])
 
 
 def serialize_triples(triples: list[ox.Triple], format: RdfFormatInfo) -> bytes:
