@@ -90,6 +90,19 @@ def text(completed: subprocess.CompletedProcess) -> tuple[str, str]:
     return completed.stdout.decode("utf-8", "replace"), completed.stderr.decode("utf-8", "replace")
 
 
+def query_rows(project: Path, *query: str) -> list[dict[str, str]]:
+    """`hpckg query QUERY… --format json` in a project: each row's values as text ("" when unbound).
+    (JSON results: values with commas or newlines need no CSV parsing.)"""
+    import json
+
+    completed = run_hpckg("query", *query, "--format", "json", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    results = json.loads(out)
+    names = results["head"]["vars"]
+    return [{n: b[n]["value"] if n in b else "" for n in names} for b in results["results"]["bindings"]]
+
+
 def copy_project(target: Path) -> Path:
     """A second project: the ontology, shapes, queries and curated data of this checkout, so imports and
     builds write into it and not into the checkout."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, copy_project, run_hpckg, text
+from conftest import SHARED, copy_project, query_rows, run_hpckg, text
 
 EPOCH = SHARED / "data" / "epoch-ai"
 TOP500 = SHARED / "data" / "top500"
@@ -19,12 +19,7 @@ SOURCE_COLUMNS = [f"Source {n}" for n in range(1, 6)]
 
 
 def rows_of(project: Path, query: str, *params: str) -> list[dict[str, str]]:
-    completed = run_hpckg("query", query, *params, "--format", "json", cwd=project)
-    out, err = text(completed)
-    assert completed.returncode == 0, err
-    results = json.loads(out)
-    names = results["head"]["vars"]
-    return [{n: b[n]["value"] if n in b else "" for n in names} for b in results["results"]["bindings"]]
+    return query_rows(project, query, *params)
 
 
 @pytest.fixture(scope="module")

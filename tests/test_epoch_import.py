@@ -13,7 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from conftest import SHARED, copy_project, run_hpckg, text
+from conftest import SHARED, copy_project, query_rows, run_hpckg, text
 
 EPOCH = SHARED / "data" / "epoch-ai"
 CLUSTERS = EPOCH / "gpu_clusters.csv"
@@ -36,14 +36,8 @@ def cited(row: dict[str, str]) -> list[str]:
 
 
 def query(project: Path, sparql: str) -> list[dict[str, str]]:
-    """The rows of a SELECT, each variable's value as text ("" when unbound), in the query's column order.
-    (JSON results, not CSV: `hpckg query --format csv` leaves a URL with a comma unquoted.)"""
-    completed = run_hpckg("query", "-e", sparql, "--format", "json", cwd=project)
-    out, err = text(completed)
-    assert completed.returncode == 0, err
-    results = json.loads(out)
-    names = results["head"]["vars"]
-    return [{n: b[n]["value"] if n in b else "" for n in names} for b in results["results"]["bindings"]]
+    """The rows of a SELECT, each variable's value as text ("" when unbound), in the query's column order."""
+    return query_rows(project, "-e", sparql)
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,7 @@ import pyoxigraph as ox
 
 from hpckg import paths
 from hpckg.claims import shorten
-from hpckg.formats import rdf_format
 from hpckg.namespaces import ONTOLOGY, hpc
-from hpckg.store import parse_rdf
 from hpckg.terms import OWL, RDF, RDF_TYPE, RDFS, RDFS_COMMENT, RDFS_LABEL, SKOS, XSD
 
 RDFS_RANGE = RDFS + "range"
@@ -118,7 +116,9 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
     by_subject: dict[str, dict[str, list[ox.Term]]] = defaultdict(lambda: defaultdict(list))
     for name, _ in files:
         path = Path(name)
-        for quad in parse_rdf(path.read_bytes(), format=rdf_format("ttl"), path=str(path)):
+        # pyoxigraph directly, not hpckg.store: the store reports query errors with this module's help
+        # (through querytext), and the ontology files are hpckg's own, checked by every build.
+        for quad in ox.parse(path.read_bytes(), format=ox.RdfFormat.TURTLE, base_iri=path.as_uri()):
             if isinstance(quad.subject, ox.NamedNode):
                 by_subject[quad.subject.value][quad.predicate.value].append(quad.object)
 
