@@ -160,3 +160,22 @@ def test_several_files_are_reviewed_together():
     report = check_files([CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "invented-tier.ttl"])
     assert report.codes() == {"unknown-term"}
     assert "systems" in report.additions.entities
+
+
+def test_check_reviews_against_the_curated_graph_unless_asked_for_the_imports(tmp_path):
+    """After `make run` the checkout holds millions of imported triples: `hpckg check` leaves them out (and
+    says so) unless --with-imports, so a contributor's check stays quick."""
+    import shutil
+
+    from conftest import SHARED, copy_project, run_hpckg, text
+
+    project = copy_project(tmp_path / "p")
+    download = tmp_path / "download"
+    download.mkdir()
+    shutil.copy(SHARED / "data" / "epoch-ai" / "ml_hardware.csv", download / "ml_hardware.csv")
+    assert run_hpckg("import", "epoch-hardware", str(download), cwd=project).returncode == 0
+    target = project / "data" / "ttl" / "systems" / "kalos.ttl"
+    plain = run_hpckg("check", str(target), cwd=project)
+    assert "imported dataset graphs (TOP500, Epoch AI) were not loaded" in text(plain)[0]
+    full = run_hpckg("check", str(target), "--with-imports", cwd=project)
+    assert "were not loaded" not in text(full)[0] and full.returncode == plain.returncode

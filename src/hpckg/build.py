@@ -59,9 +59,10 @@ class BuildSummary:
                 f"violations: {violations}" + (f" ({warnings} warnings: flagged, not blocking)" if warnings else ""))
 
 
-def source_files(extra: Iterable[Path] = ()) -> list[Path]:
+def source_files(extra: Iterable[Path] = (), *, imports: bool = True) -> list[Path]:
     """Every file a build loads: the ontology, the shapes, the curated data folders, the machine-written
-    graphs (imports, source checks) and any extra files or folders."""
+    graphs (imports, source checks) and any extra files or folders. imports=False leaves the imported
+    datasets' graphs out (`hpckg check` reviews a contribution against the curated graph by default)."""
     here = project.current()
     files: list[Path] = []
     for folder in (here.ontology_dir, here.shapes_dir, *here.data):
@@ -72,7 +73,8 @@ def source_files(extra: Iterable[Path] = ()) -> list[Path]:
             raise InputError(f"{', '.join(map(str, misnamed))}: data files are named <slug>.ttl in lower case; "
                              "rename the file so the build reads it")
         files += found
-    files += machinegraphs.all_files()
+    imported = project.current().graphs_dir("import").resolve()
+    files += [f for f in machinegraphs.all_files() if imports or not f.resolve().is_relative_to(imported)]
     for item in extra:
         item = Path(item)
         if item.is_dir():

@@ -105,6 +105,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                             "are errors (default: the merge base of HEAD with the main branch)")
     check.add_argument("--store", type=Path, default=None, metavar="PATH",
                        help="read the curated graph from a built store (opened read-only) instead of data/ttl/")
+    check.add_argument("--with-imports", action="store_true",
+                       help="also load the imported datasets' graphs (TOP500, Epoch AI) as context: slower")
     check.set_defaults(handler=cmd_check)
 
     diff = subparsers.add_parser("diff", help="summarise how data/ttl/ changed between git revisions",
@@ -173,7 +175,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.store is not None:
         require_built(args.store)
-    report = check_files(args.files, store_path=args.store, base=args.base)
+    report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code
 

@@ -52,7 +52,7 @@ def _same_value(a: Value, b: Value) -> bool:
 class GraphContext:
     """The curated graph plus the contribution, in memory, with the lookups the checks need."""
 
-    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | None = None):
+    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | None = None, imports: bool = False):
         self.parsed = parsed
         self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
         self.store = Store(None)
@@ -60,7 +60,7 @@ class GraphContext:
             self._copy_built_store(store_path)
         else:
             mine = {p.path.resolve() for p in parsed}
-            load_files(self.store, [f for f in source_files() if f.resolve() not in mine])
+            load_files(self.store, [f for f in source_files(imports=imports) if f.resolve() not in mine])
         for graph, p in self.graphs.items():
             self.store.load_quads(p.quads, graph=graph)
         materialise(self.store)
