@@ -54,7 +54,7 @@ from hpckg.claims import (
 )
 from hpckg.importers.run import current_log, shared_graph_iri
 from hpckg.importers.top500_files import Entry, edition_of
-from hpckg.importers.top500_identity import Identity, _same, entries_of, identities_for
+from hpckg.importers.top500_identity import Identity, entries_of, identities_for, plausibly_one_machine
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity, hpc
 from hpckg.reference import Reference as Names
@@ -126,7 +126,7 @@ def merged_entries(path: Path) -> list[Entry]:
     is_xml = path.suffix.lower() == ".xml"
     merged = []
     for entry in entries:
-        twin = next((row for row in by_rank.get(entry.rank, []) if _same(row, entry)), None)
+        twin = next((row for row in by_rank.get(entry.rank, []) if plausibly_one_machine(row, entry)), None)
         if twin is not None:
             entry = merge_twins(entry, twin) if is_xml else merge_twins(twin, entry, row=entry.row)
         merged.append(entry)

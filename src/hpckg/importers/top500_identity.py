@@ -62,7 +62,7 @@ def entries_of(path: Path) -> tuple[Entry, ...]:
     return _entries(path, (stat.st_mtime_ns, stat.st_size))
 
 
-def _same(a: Entry, b: Entry) -> bool:
+def plausibly_one_machine(a: Entry, b: Entry) -> bool:
     """Two entries plausibly of one machine: the same site or the same computer text."""
     return bool((a.site and b.site and name_key(a.site) == name_key(b.site))
                 or (a.computer and b.computer and name_key(a.computer) == name_key(b.computer)))
@@ -138,7 +138,7 @@ class Identities:
                 before_by_rank, before_ids = {}, {}
             for entry in self._entries_of(edition):
                 before = before_by_rank.get(entry.previous_rank or 0)
-                if before is not None and entry.previous_rank in before_ids and _same(entry, before):
+                if before is not None and entry.previous_rank in before_ids and plausibly_one_machine(entry, before):
                     result[entry.rank] = Identity(before_ids[entry.previous_rank].system_id, "previous rank",
                                                   f"{previous} rank {entry.previous_rank}")
                 elif entry.rank:
@@ -155,7 +155,8 @@ class Identities:
                 entry = by_rank.get(after.previous_rank or 0)
                 known_after = after_ids.get(after.rank)
                 if (entry is not None and known_after is not None and not known_after.synthetic
-                        and (entry.rank not in result or result[entry.rank].synthetic) and _same(entry, after)):
+                        and (entry.rank not in result or result[entry.rank].synthetic)
+                        and plausibly_one_machine(entry, after)):
                     result[entry.rank] = Identity(known_after.system_id, "next edition",
                                                   f"{following} rank {after.rank}")
 
@@ -170,7 +171,7 @@ class Identities:
         if path.suffix.lower() != ".xml":
             same = self._with_ids(entry.edition)
             if same is not None:
-                twin = next((e for e in same if e.rank == entry.rank and _same(e, entry)), None)
+                twin = next((e for e in same if e.rank == entry.rank and plausibly_one_machine(e, entry)), None)
                 if twin is not None and twin.system_id:
                     return Identity(twin.system_id, "same edition", f"{twin.edition} XML rank {twin.rank}")
         return self.ranks(entry.edition).get(entry.rank) if entry.rank else None
