@@ -239,12 +239,10 @@ def provenance(name: str, path: Path, sha: str, size: int, graph: str, started: 
     )]
 
 
-def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None = None) -> ImportResult:
-    """Import one file into its graph, or nothing when its graph is up to date. An InputError from the
-    importer (an unusable file) leaves the previous graph file as it was."""
+def expected_header(name: str, path: Path) -> tuple[str, dict[str, str]]:
+    """The file's SHA-256 and the header its graph carries when it is up to date with the file, the
+    importer's code and (for importers that use them) the curated names."""
     module = importer(name)
-    key = module.graph_key(path)
-    graph, target = graph_iri(name, key), graph_file("import", name, key)
     try:
         sha = sha256_of(path)
     except OSError as error:  # a file that is there but cannot be read (permissions, a folder's race)
@@ -254,6 +252,22 @@ def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None =
     if getattr(module, "USES_REFERENCE", False):
         # The graph depends on the curated names too (hpckg.reference): a new alias redoes it.
         header["reference"] = Reference.of_project().digest
+    return sha, header
+
+
+def is_up_to_date(name: str, path: Path) -> bool:
+    """Whether importing the file would change nothing (reads one line of its graph file)."""
+    recorded = read_header(graph_file("import", name, importer(name).graph_key(path)))
+    return all(recorded.get(key) == value for key, value in expected_header(name, path)[1].items())
+
+
+def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None = None) -> ImportResult:
+    """Import one file into its graph, or nothing when its graph is up to date. An InputError from the
+    importer (an unusable file) leaves the previous graph file as it was."""
+    module = importer(name)
+    key = module.graph_key(path)
+    graph, target = graph_iri(name, key), graph_file("import", name, key)
+    sha, header = expected_header(name, path)
     recorded = read_header(target)
     if all(recorded.get(key) == value for key, value in header.items()):
         return ImportResult(path, graph, target, UNCHANGED, **_counts_from_header(recorded))
