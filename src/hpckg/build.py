@@ -162,6 +162,7 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
 
 
 def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
+    summary.sourcing = sourcing_summary(store)  # first: it writes the sourcing figures into the graph
     summary.triples = store.triple_count()
     summary.systems = int(next(iter(store.query(
         "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }")))["n"].value)
@@ -170,7 +171,6 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
           ?c a hpc:Claim ; hpc:tier ?tier . ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
         } GROUP BY ?label ?rank ORDER BY DESC(?rank)""")
     summary.claims_by_tier = {row["label"].value: int(row["n"].value) for row in rows}
-    summary.sourcing = sourcing_summary(store)
     return summary
 
 

@@ -239,7 +239,7 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
     report = report or (lambda message: None)
     table = rows(path)
     retrieved = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date()
-    yield from entity_quads("org", PUBLISHER, label="Epoch AI", graph=graph)
+    # orgn:epoch-ai is defined in data/ttl/organisations.ttl (one definition, not one per graph).
     yield from source_quads(DATASET, title="Data on GPU Clusters", kind="dataset-release",
                             url="https://epoch.ai/data/gpu-clusters", publisher=PUBLISHER,
                             creators=[PUBLISHER], graph=graph)

@@ -159,7 +159,7 @@ def country_of(address: str, names: Names) -> str | None:
 def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox.Quad]:
     report = report or (lambda message: None)
     retrieved = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date()
-    yield from entity_quads("org", PUBLISHER, label="Epoch AI", graph=graph)
+    # orgn:epoch-ai is defined in data/ttl/organisations.ttl (one definition, not one per graph).
     yield from source_quads(DATASET, title="Data on Frontier AI Data Centers", kind="dataset-release",
                             url="https://epoch.ai/data/data-centers", publisher=PUBLISHER, creators=[PUBLISHER],
                             graph=graph)

@@ -21,6 +21,7 @@ from hpckg.errors import InputError
 from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
+from hpckg.reference import Reference as Names
 from hpckg.values import Iri
 
 TITLE = "Epoch AI, 'Data on Machine Learning Hardware'"
@@ -29,6 +30,7 @@ PATTERNS = ("ml_hardware.csv",)
 
 SOURCE = "epoch-ml-hardware"
 PUBLISHER = "epoch-ai"
+USES_REFERENCE = True  # makers are named through hpckg.reference
 LICENCE = "https://creativecommons.org/licenses/by/4.0/"
 REQUIRED_COLUMNS = ("Hardware name", "Manufacturer", "Type", "Release date", "Last modified")
 
@@ -102,7 +104,7 @@ def rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
 
 
 def read(path: Path, graph: str) -> Iterator[ox.Quad]:
-    yield from entity_quads("org", PUBLISHER, label="Epoch AI", graph=graph)
+    # orgn:epoch-ai is defined in data/ttl/organisations.ttl (one definition, not one per graph).
     yield from source_quads(SOURCE, title="Data on Machine Learning Hardware", kind="dataset-release",
                             url="https://epoch.ai/data/machine-learning-hardware", publisher=PUBLISHER,
                             creators=[PUBLISHER], graph=graph)
@@ -135,11 +137,15 @@ def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> I
     yield from entity_quads("part", slug, label=name, graph=graph)
     maker = row["Manufacturer"].strip()
     if maker:
-        maker_slug = slugify(maker)
-        if maker_slug not in makers:
-            makers.add(maker_slug)
-            yield from entity_quads("org", maker_slug, label=maker, graph=graph)
-        yield from claim("maker", Iri(entity("org", maker_slug)))
+        # A maker the curated files define (NVIDIA, Intel...) is named, not restated here.
+        known = Names.of_project().find("org", maker)
+        if known is None:
+            maker_slug = slugify(maker)
+            known = entity("org", maker_slug)
+            if maker_slug not in makers:
+                makers.add(maker_slug)
+                yield from entity_quads("org", maker_slug, label=maker, graph=graph)
+        yield from claim("maker", Iri(known))
     category = CATEGORIES.get(row["Type"].strip())
     if category:
         yield from claim("partCategory", Iri(f"https://w3id.org/hpckg/vocab/role/{category}"))

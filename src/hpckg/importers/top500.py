@@ -160,7 +160,7 @@ def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
     when = YearMonth(year, month)
     source = f"top500-{edition}"
     shared = shared_graph_iri("top500")
-    yield from entity_quads("org", PUBLISHER, label="TOP500 project", graph=shared)
+    # orgn:top500 is defined in data/ttl/organisations.ttl (one definition, not one per graph).
     yield from entity_quads("dataset", LIST, label="TOP500", graph=shared)
     yield from list_edition_quads(source, label=f"TOP500 {edition_label(edition)}", edition_of=LIST,
                                   issued=when, graph=graph)
