@@ -71,7 +71,7 @@ from hpckg.serve.sparql import (
     wants_html,
 )
 from hpckg.serve.views import Html, Views, json_dumps
-from hpckg.serve.void import service_description, statistics, void_description
+from hpckg.serve.void import server_dumps, service_description, statistics, void_description
 from hpckg.serve.workers import (
     Answer,
     Job,
@@ -738,7 +738,7 @@ class Routes:
         headers = request.headers
         fmt = negotiate(headers.get("accept", ""), None)[1]
         triples = void_description(self.service.store, absolute(headers, urls.SPARQL),
-                                   absolute(headers, urls.graph_store()))
+                                   server_dumps(lambda path: absolute(headers, path)))
         return respond(200, serialize_triples(triples, fmt), fmt.media_type)
 
     @guarded

@@ -3,11 +3,16 @@ at /.well-known/void, and the dataset statistics on the home page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyoxigraph as ox
 
-from hpckg.export import describe as describe_dataset
-from hpckg.formats import RESULTS_FORMATS
+from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
+from hpckg.publish.description import Dump
+from hpckg.publish.description import describe as describe_dataset
+from hpckg.publish.settings import PublisherSettings
+from hpckg.serve import urls
 from hpckg.terms import RDF_TYPE
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
@@ -69,12 +74,13 @@ def service_description(endpoint: str, store, settings) -> list[ox.Triple]:
     return triples
 
 
-def void_description(store, endpoint: str, dump: str) -> list[ox.Triple]:
-    """The dataset's VoID + DCAT description (hpckg.export's), with this server's endpoint and dump."""
-    triples = describe_dataset(store, endpoint=endpoint)
-    dataset = next(t.subject for t in triples if t.object == _n(VOID + "Dataset"))
-    triples.append(ox.Triple(dataset, _n(VOID + "dataDump"), _n(dump)))
-    return triples
+def server_dumps(absolute: Callable[[str], str]) -> list[Dump]:
+    """The current export in every format at this server's stable dump URLs."""
+    return [Dump(fmt, absolute(urls.dump(fmt.extension))) for fmt in RDF_FORMATS.values()]
 
 
-
+def void_description(store, endpoint: str, dumps: list[Dump], settings: PublisherSettings | None = None,
+                     ) -> list[ox.Triple]:
+    """The dataset's VoID + DCAT-AP description (hpckg.publish.description's), with this server's endpoint
+    and dump URLs."""
+    return list(dict.fromkeys(describe_dataset(store, endpoint=endpoint, dumps=dumps, settings=settings)))
