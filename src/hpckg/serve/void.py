@@ -3,16 +3,10 @@ at /.well-known/void, and the dataset statistics on the home page."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pyoxigraph as ox
 
-from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
+from hpckg.formats import RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
-from hpckg.publish.description import Dump
-from hpckg.publish.description import describe as describe_dataset
-from hpckg.publish.settings import PublisherSettings
-from hpckg.serve import urls
 from hpckg.terms import RDF_TYPE
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
@@ -72,15 +66,3 @@ def service_description(endpoint: str, store, settings) -> list[ox.Triple]:
                     ox.Triple(named, _n(RDF_TYPE), _n(SD + "NamedGraph")),
                     ox.Triple(named, _n(SD + "name"), _n(graph))]
     return triples
-
-
-def server_dumps(absolute: Callable[[str], str]) -> list[Dump]:
-    """The current export in every format at this server's stable dump URLs."""
-    return [Dump(fmt, absolute(urls.dump(fmt.extension))) for fmt in RDF_FORMATS.values()]
-
-
-def void_description(store, endpoint: str, dumps: list[Dump], settings: PublisherSettings | None = None,
-                     ) -> list[ox.Triple]:
-    """The dataset's VoID + DCAT-AP description (hpckg.publish.description's), with this server's endpoint
-    and dump URLs."""
-    return list(dict.fromkeys(describe_dataset(store, endpoint=endpoint, dumps=dumps, settings=settings)))
