@@ -34,7 +34,9 @@ FOAF = "http://xmlns.com/foaf/0.1/"
 VCARD = "http://www.w3.org/2006/vcard/ns#"
 DCATAP = "http://data.europa.eu/r5r/"
 SPDX = "http://spdx.org/rdf/terms#"
-TIME = "http://www.w3.org/2006/time#"
+# DCAT-AP 3.0.1's vocabulary shapes ask for the algorithm under https://spdx.org/rdf/terms, although SPDX's
+# own namespace (of spdx:checksum, spdx:Checksum) is http://spdx.org/rdf/terms#.
+SHA256_ALGORITHM = "https://spdx.org/rdf/terms#checksumAlgorithm_sha256"
 XSD = PREFIXES["xsd"]
 EU = "http://publications.europa.eu/resource/authority/"
 IANA = "https://www.iana.org/assignments/media-types/"
@@ -387,7 +389,8 @@ def _distributions(dumps: list[Dump], settings: PublisherSettings, endpoint: str
             checksum = _n(dump.iri + "#sha256")
             triples += [ox.Triple(dist, _n(SPDX + "checksum"), checksum),
                         ox.Triple(checksum, _n(RDF_TYPE), _n(SPDX + "Checksum")),
-                        ox.Triple(checksum, _n(SPDX + "algorithm"), _n(SPDX + "checksumAlgorithm_sha256")),
+                        ox.Triple(checksum, _n(SPDX + "algorithm"), _n(SHA256_ALGORITHM)),
+                        ox.Triple(_n(SHA256_ALGORITHM), _n(RDF_TYPE), _n(SPDX + "ChecksumAlgorithm")),
                         ox.Triple(checksum, _n(SPDX + "checksumValue"), ox.Literal(
                             dump.sha256, datatype=_n(XSD + "hexBinary")))]
         if endpoint:
