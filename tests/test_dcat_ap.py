@@ -10,6 +10,7 @@ import pytest
 import rdflib
 
 from dcat_ap import MANDATORY, RECOMMENDED, as_rdflib, validate
+from hpckg import project as hpckg_project
 from hpckg.errors import InputError
 from hpckg.importers import importer
 from hpckg.importers.run import graph_iri, provenance, sha256_of
@@ -152,3 +153,12 @@ def test_describing_the_same_graph_at_a_fixed_time_gives_the_same_triples(seed_s
     assert first == second
     assert ox.Triple(ox.NamedNode(DATASET), ox.NamedNode(str(DCT.modified)), ox.Literal(
         fixed, datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime"))) in first
+
+
+def test_the_publisher_table_is_read_from_the_project_configuration(project):
+    (project / "hpckg.toml").write_text('[publisher]\nname = "Example Lab"\nsite = "https://kg.example.org/"\n')
+    loaded = hpckg_project.load(project, "test")
+    assert publisher_settings(loaded.publisher) == PublisherSettings(name="Example Lab", site="https://kg.example.org/")
+    (project / "hpckg.toml").write_text('publisher = "Example Lab"\n')
+    with pytest.raises(InputError, match="publisher must be a table"):
+        hpckg_project.load(project, "test")

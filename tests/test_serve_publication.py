@@ -5,6 +5,7 @@ with ETag, Last-Modified, ranges and gzip, against a real `hpckg serve` process 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 from html.parser import HTMLParser
@@ -152,8 +153,23 @@ def test_a_hostile_label_cannot_close_the_json_ld_block(hostile_store):
 # ---- a real server process -------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def live():
-    server = start_server(serve_store(), "--workers", "1")
+def released(tmp_path_factory) -> Path:
+    """A releases folder holding one release of the curated graph."""
+    from hpckg.build import populate
+    from hpckg.publish.release import Origin, release
+    from hpckg.publish.settings import PublisherSettings
+
+    store = Store(None)
+    populate(store)
+    releases = tmp_path_factory.mktemp("releases")
+    release(store, releases=releases, origin=Origin("f" * 40, "2026-12-01T09:00:00+00:00", ()),
+            settings=PublisherSettings(), version="2026-12")
+    return releases
+
+
+@pytest.fixture(scope="module")
+def live(released):
+    server = start_server(serve_store(), "--workers", "1", "--releases", str(released))
     try:
         yield server.url
     finally:
@@ -204,8 +220,27 @@ def test_the_description_points_at_dumps_the_server_answers(live):
     with httpx.Client(base_url=live, timeout=60) as client:
         graph = as_rdflib(client.get(urls.void(), headers={"Accept": "text/turtle"}).content, "turtle")
         urls_described = sorted(str(u) for u in graph.objects(None, DCAT.downloadURL))
-        assert len(urls_described) == 6
+        assert len(urls_described) == 12  # the current export and the latest release, six formats each
         for url in urls_described:
             assert url.startswith(live), url
             head = client.head(url, headers={"Accept-Encoding": "identity"})
             assert head.status_code == 200, url
+        assert validate(graph, MANDATORY).violations == 0
+
+
+def test_release_dumps_are_served_with_the_checksums_the_description_gives(live, released):
+    spdx = rdflib.Namespace("http://spdx.org/rdf/terms#")
+    with httpx.Client(base_url=live, timeout=60) as client:
+        graph = as_rdflib(client.get(urls.void(), headers={"Accept": "text/turtle"}).content, "turtle")
+        dist = rdflib.URIRef(live + urls.release_file("2026-12", "hpckg.nq.gz"))
+        response = client.get(str(dist), headers={"Accept-Encoding": "identity"})
+        assert response.status_code == 200 and response.headers["content-type"] == "application/gzip"
+        assert response.content == (released / "2026-12" / "hpckg.nq.gz").read_bytes()
+        assert int(graph.value(dist, DCAT.byteSize)) == len(response.content)
+        checksum = graph.value(dist, spdx.checksum)
+        assert str(graph.value(checksum, spdx.checksumValue)) == hashlib.sha256(response.content).hexdigest()
+        part = client.get(str(dist), headers={"Accept-Encoding": "identity", "Range": "bytes=0-1"})
+        assert part.status_code == 206 and part.content == b"\x1f\x8b"  # gzip's magic number
+        etag = response.headers["etag"]
+        assert client.get(str(dist), headers={"If-None-Match": etag}).status_code == 304
+        assert client.get(urls.release_file("2026-12", "..")).status_code == 404

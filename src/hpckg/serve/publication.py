@@ -36,6 +36,23 @@ def server_dumps(absolute: Callable[[str], str]) -> list[Dump]:
     return [Dump(fmt, absolute(urls.dump(fmt.extension))) for fmt in RDF_FORMATS.values()]
 
 
+def release_dumps(folder: Path, absolute: Callable[[str], str]) -> list[Dump]:
+    """A release's gzip dumps at this server's URLs, with their sizes and SHA-256 (from its SHA256SUMS)."""
+    sums = {}
+    checksums = folder / "SHA256SUMS"
+    if checksums.is_file():
+        for line in checksums.read_text(encoding="utf-8").splitlines():
+            sha, _, name = line.partition("  ")
+            sums[name] = sha
+    dumps = []
+    for fmt in RDF_FORMATS.values():
+        path = folder / f"hpckg.{fmt.extension}.gz"
+        if path.is_file():
+            dumps.append(Dump(fmt, absolute(urls.release_file(folder.name, path.name)), gzip=True,
+                              byte_size=path.stat().st_size, sha256=sums.get(path.name)))
+    return dumps
+
+
 def gzip_bytes(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=9, mtime=GZIP_MTIME)
 
@@ -48,20 +65,26 @@ class Publication:
         self.dumps_root = dumps_root
         self.releases = releases
         self._lock = threading.Lock()
-        self._documents: dict[tuple[str, str], list[dict | bytes]] = {}
+        self._documents: dict[tuple[str, ...], list[dict | bytes]] = {}
+
+    def dumps(self, absolute: Callable[[str], str]) -> list[Dump]:
+        """What the description lists: the current export, and the latest release's dumps when there is one."""
+        names = self.release_names()
+        latest = release_dumps(self.releases / names[-1], absolute) if names and self.releases else []
+        return server_dumps(absolute) + latest
 
     def description(self, store, endpoint: str, absolute: Callable[[str], str]) -> list[ox.Triple]:
-        return list(dict.fromkeys(describe(store, endpoint=endpoint, dumps=server_dumps(absolute),
+        return list(dict.fromkeys(describe(store, endpoint=endpoint, dumps=self.dumps(absolute),
                                            settings=self.settings)))
 
     def home_documents(self, store, generation: Path, endpoint: str,
                        absolute: Callable[[str], str]) -> list[dict | bytes]:
         """The home page's structured data: the schema.org Dataset and the DCAT-AP description as JSON-LD,
         computed once per store generation and host."""
-        key = (str(generation), absolute("/"))
+        key = (str(generation), absolute("/"), *self.release_names())
         with self._lock:
             if key not in self._documents:
-                dumps = server_dumps(absolute)
+                dumps = self.dumps(absolute)
                 triples = self.description(store, endpoint, absolute)
                 self._documents = {key: [dataset_jsonld(store, self.settings, dumps),
                                          ox.serialize(triples, format=ox.RdfFormat.JSON_LD)]}
