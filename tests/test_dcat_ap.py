@@ -162,3 +162,22 @@ def test_the_publisher_table_is_read_from_the_project_configuration(project):
     (project / "hpckg.toml").write_text('publisher = "Example Lab"\n')
     with pytest.raises(InputError, match="publisher must be a table"):
         hpckg_project.load(project, "test")
+
+
+def test_a_top500_edition_is_credited_as_the_list_asks(seed_store):
+    """An imported TOP500 edition: 'Cite as: TOP500 list, <Month Year> edition, top500.org' (the data's
+    README); the graph holds no licence for it, so none is stated."""
+    store = Store(None)
+    store.load_quads(seed_store.quads())
+    path = SHARED / "data" / "top500" / "TOP500_199306.xml"
+    module = importer("top500")
+    graph = graph_iri("top500", module.graph_key(path))
+    now = dt.datetime(2026, 11, 30, tzinfo=dt.UTC)
+    store.load_quads([*module.read(path, graph),
+                      *provenance("top500", path, sha256_of(path), path.stat().st_size, graph, now, now)])
+    described = as_rdflib(describe(store, settings=PublisherSettings()))
+    edition = rdflib.URIRef("https://w3id.org/hpckg/id/source/top500-1993-06")
+    assert (DS, PROV.wasDerivedFrom, edition) in described
+    assert str(described.value(edition, DCT.bibliographicCitation)) == (
+        "TOP500 project, 'TOP500 list, June 1993', https://top500.org/lists/top500/1993/06/")
+    assert described.value(edition, DCT.license) is None

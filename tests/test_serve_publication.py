@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -244,3 +245,21 @@ def test_release_dumps_are_served_with_the_checksums_the_description_gives(live,
         etag = response.headers["etag"]
         assert client.get(str(dist), headers={"If-None-Match": etag}).status_code == 304
         assert client.get(urls.release_file("2026-12", "..")).status_code == 404
+
+
+def test_an_update_is_seen_by_the_description_and_the_dumps(tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(serve_store(), store, symlinks=True)
+    with in_process(store, workers=1, rate_limit=0, update_token="s3cret") as client:
+        def triples() -> int:
+            graph = as_rdflib(client.get(urls.void(), headers={"Accept": "text/turtle"}).content, "turtle")
+            return int(graph.value(DATASET, rdflib.URIRef("http://rdfs.org/ns/void#triples")))
+
+        before = triples()
+        assert b"https://example.org/x" not in client.get(urls.dump("nt")).content
+        done = client.post(urls.sparql(), content="INSERT DATA { GRAPH <https://example.org/g> { "
+                           "<https://example.org/x> <https://example.org/p> 42 } }", headers={
+                               "Content-Type": "application/sparql-update", "Authorization": "Bearer s3cret"})
+        assert done.status_code == 204
+        assert triples() == before + 1
+        assert b"<https://example.org/x>" in client.get(urls.dump("nt")).content

@@ -477,6 +477,7 @@ class Service:
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.responses.clear()
             self.stats = statistics(self.store)
+            self.publication.forget()  # the description counts what the update changed
         logger.info("applied an update; the query workers reopen the store")
 
 
@@ -762,7 +763,8 @@ class Routes:
             raise HttpError(404, "no-such-dump", f"no dump {name!r}; dumps: "
                             + ", ".join(urls.dump(ext) for ext in EXTENSIONS))
         service, compressed = self.service, accepts_gzip(request)
-        path = service.publication.dump_file(service.store, service.generation_path, fmt, compressed=compressed)
+        path = service.publication.dump_file(service.store, service.generation_path, fmt, compressed=compressed,
+                                             revision=service.pool.generation)
         headers = {"Vary": "Accept-Encoding", "Cache-Control": "public, max-age=300"}
         if compressed:
             headers["Content-Encoding"] = "gzip"

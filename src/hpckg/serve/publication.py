@@ -66,6 +66,12 @@ class Publication:
         self.releases = releases
         self._lock = threading.Lock()
         self._documents: dict[tuple[str, ...], list[dict | bytes]] = {}
+        self._described: tuple[tuple, list[ox.Triple]] | None = None
+
+    def forget(self) -> None:
+        """Drop the descriptions made so far (after an update changed the store in place)."""
+        with self._lock:
+            self._described, self._documents = None, {}
 
     def dumps(self, absolute: Callable[[str], str]) -> list[Dump]:
         """What the description lists: the current export, and the latest release's dumps when there is one."""
@@ -74,25 +80,32 @@ class Publication:
         return server_dumps(absolute) + latest
 
     def description(self, store, endpoint: str, absolute: Callable[[str], str]) -> list[ox.Triple]:
-        return list(dict.fromkeys(describe(store, endpoint=endpoint, dumps=self.dumps(absolute),
-                                           settings=self.settings)))
+        """The DCAT-AP + VoID description with this server's endpoint and dumps (its counts read the whole
+        store, so it is made once per store generation, host and set of releases)."""
+        key = (id(store), endpoint, absolute("/"), *self.release_names())
+        with self._lock:
+            if self._described is None or self._described[0] != key:
+                triples = list(dict.fromkeys(describe(store, endpoint=endpoint, dumps=self.dumps(absolute),
+                                                      settings=self.settings)))
+                self._described = (key, triples)
+            return self._described[1]
 
     def home_documents(self, store, generation: Path, endpoint: str,
                        absolute: Callable[[str], str]) -> list[dict | bytes]:
         """The home page's structured data: the schema.org Dataset and the DCAT-AP description as JSON-LD,
         computed once per store generation and host."""
         key = (str(generation), absolute("/"), *self.release_names())
+        triples = self.description(store, endpoint, absolute)
         with self._lock:
             if key not in self._documents:
-                dumps = self.dumps(absolute)
-                triples = self.description(store, endpoint, absolute)
-                self._documents = {key: [dataset_jsonld(store, self.settings, dumps),
+                self._documents = {key: [dataset_jsonld(store, self.settings, self.dumps(absolute)),
                                          ox.serialize(triples, format=ox.RdfFormat.JSON_LD)]}
             return self._documents[key]
 
-    def dump_file(self, store, generation: Path, fmt: RdfFormatInfo, *, compressed: bool) -> Path:
-        """The current export in one format (gzip-compressed or not), written on first request."""
-        folder = self.dumps_root / generation.name
+    def dump_file(self, store, generation: Path, fmt: RdfFormatInfo, *, compressed: bool, revision: int = 0) -> Path:
+        """The current export in one format (gzip-compressed or not), written on first request; `revision`
+        counts the updates applied to this generation in place."""
+        folder = self.dumps_root / f"{generation.name}-{revision}"
         path = folder / f"hpckg.{fmt.extension}"
         target = path.with_name(path.name + ".gz") if compressed else path
         with self._lock:
