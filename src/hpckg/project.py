@@ -23,6 +23,9 @@ Configuration is read with tomllib from `hpckg.toml` at the root, else from `[to
     [sources]                   # ([tool.hpckg.sources] in pyproject.toml) files importers read
     top500 = ["~/downloads/top500"]
 
+    [publisher]                 # who publishes the dataset: its DCAT-AP description (hpckg.publish.settings)
+    name = "hpckg project"      # defaults there; email is left out unless given
+
 Machine-written graphs (what `hpckg import` and the source verifier produce) live under `graphs`, one
 N-Quads file per named graph, never under `data/ttl/`, which holds only what people wrote and review. They
 are build inputs like the curated files and are rebuilt from their sources, so they are not committed.
@@ -58,7 +61,7 @@ PACKAGED_ROOT = (_PACKAGE_DIR / "_resources" if (_PACKAGE_DIR / "_resources" / "
 DEFAULT_STORE = ".hpckg/store"
 DEFAULT_GRAPHS = ".hpckg/graphs"
 DEFAULT_DATA = ("data/ttl",)
-CONFIG_KEYS = {"store", "graphs", "data", "sources"}
+CONFIG_KEYS = {"store", "graphs", "data", "sources", "publisher"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class Project:
     sources: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     config_file: Path | None = None
     packaged: bool = False  # the packaged copy, used outside any checkout: no configuration read
+    # [publisher]: who publishes the dataset and where (hpckg.publish.settings reads it, with its defaults)
+    publisher: dict[str, str] = field(default_factory=dict)
 
     @property
     def ontology_dir(self) -> Path:
@@ -181,8 +186,11 @@ def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool
     if not isinstance(sources_table, dict):
         raise InputError(f"{config_file}: sources must be a table of importer = [files]")
     sources = {name: _paths(value, f"sources.{name}", config_file, root) for name, value in sources_table.items()}
+    publisher = config.get("publisher", {})
+    if not isinstance(publisher, dict) or not all(isinstance(v, str) for v in publisher.values()):
+        raise InputError(f"{config_file}: publisher must be a table of text settings (name, homepage, email, ...)")
     return Project(root=root, origin=origin, store=store[0], graphs=graphs[0], data=data, sources=sources,
-                   config_file=config_file)
+                   config_file=config_file, publisher=publisher)
 
 
 def discover(*, explicit: Path | str | None = None, workdir: Path | None = None) -> Project:

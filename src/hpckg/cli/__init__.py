@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "validate": "hpckg.cli.graph",
     "query": "hpckg.cli.graph",
     "export": "hpckg.cli.graph",
+    "release": "hpckg.cli.release",
     "page": "hpckg.cli.page",
     "serve": "hpckg.cli.serve",
     "new": "hpckg.cli.contribute",

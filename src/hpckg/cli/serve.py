@@ -64,6 +64,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
                         help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For names the "
                              "client for rate limiting (default: none; the peer address is the client)")
+    parser.add_argument("--releases", metavar="DIR", default=None,
+                        help="the folder `hpckg release` writes, offered at /releases/<version>/<file> "
+                             "(default dist/releases in the project, when it exists)")
     parser.add_argument("--base-iri", default=BASE, metavar="IRI",
                         help=f"the IRI base of the entities served under /id/ (default {BASE})")
     parser.add_argument("--verbose", action="store_true",
@@ -124,6 +127,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def releases_folder(args: argparse.Namespace) -> Path | None:
+    """--releases, else the project's dist/releases when a release was made there."""
+    if args.releases:
+        folder = Path(args.releases)
+        if not folder.is_dir():
+            raise InputError(f"--releases {args.releases}: no such folder; `hpckg release --out DIR` writes one")
+        return folder
+    from hpckg import project
+    from hpckg.cli.release import DEFAULT_RELEASES
+
+    folder = project.current().root / DEFAULT_RELEASES
+    return folder if folder.is_dir() else None
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -162,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
                         workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
                         cache_bytes=int(args.answer_cache * (1 << 20)), query_memory_mb=args.query_memory,
                         slow_slots=args.slow_slots,
-                        trusted_proxies=tuple(args.trusted_proxy))
+                        trusted_proxies=tuple(args.trusted_proxy), releases_dir=releases_folder(args))
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

@@ -51,11 +51,13 @@ from hpckg.errors import HpckgError, InputError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
+from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.querytext import undefined_terms
 from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
+from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
 from hpckg.serve.sparql import (
     MAX_NESTING,
     QueryRequest,
@@ -71,7 +73,7 @@ from hpckg.serve.sparql import (
     wants_html,
 )
 from hpckg.serve.views import Html, Views, json_dumps
-from hpckg.serve.void import service_description, statistics, void_description
+from hpckg.serve.void import service_description, statistics
 from hpckg.serve.workers import (
     Answer,
     Job,
@@ -135,6 +137,8 @@ class Settings:
     query_memory_mb: int = 2048  # address space of one query worker (RLIMIT_AS); 0 turns the bound off
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For names the client
     slow_slots: int | None = None  # queries that may run past the quick budget at once (default workers // 2)
+    releases_dir: Path | None = None  # the folder `hpckg release` writes, served at /releases/
+    dumps_dir: Path | None = None  # where the current export's dump files go (default <store>.dumps beside it)
 
 
 class RateLimiter:
@@ -206,6 +210,10 @@ class Service:
                 self.pool.close()
             self._close_store()
             raise
+        store_path = Path(settings.store_path)
+        self.publication = Publication(publisher_settings(),
+                                       settings.dumps_dir or store_path.with_name(store_path.name + ".dumps"),
+                                       settings.releases_dir)
         self.limiter = RateLimiter(settings.rate_limit)
         self.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
         self.cache = AnswerCache(settings.cache_bytes)
@@ -469,6 +477,7 @@ class Service:
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.responses.clear()
             self.stats = statistics(self.store)
+            self.publication.forget()  # the description counts what the update changed
         logger.info("applied an update; the query workers reopen the store")
 
 
@@ -672,8 +681,11 @@ class Routes:
 
     @guarded
     def home(self, request: Request) -> Response:
-        service = self.service
-        return html_response(service.views.home(service.stats, list(service.canned().values())))
+        service, headers = self.service, request.headers
+        documents = service.publication.home_documents(service.store, service.generation_path,
+                                                       absolute(headers, urls.SPARQL),
+                                                       lambda path: absolute(headers, path))
+        return html_response(service.views.home(service.stats, list(service.canned().values()), documents))
 
     @guarded
     def vocab(self, request: Request) -> Response:
@@ -737,9 +749,35 @@ class Routes:
     def void(self, request: Request) -> Response:
         headers = request.headers
         fmt = negotiate(headers.get("accept", ""), None)[1]
-        triples = void_description(self.service.store, absolute(headers, urls.SPARQL),
-                                   absolute(headers, urls.graph_store()))
+        triples = self.service.publication.description(self.service.store, absolute(headers, urls.SPARQL),
+                                                       lambda path: absolute(headers, path))
         return respond(200, serialize_triples(triples, fmt), fmt.media_type)
+
+    # ---- dumps and releases: files with ETag, Last-Modified, ranges and gzip ------------------------
+
+    @guarded
+    def dump(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        fmt = EXTENSIONS.get(name.removeprefix("hpckg.")) if name.startswith("hpckg.") else None
+        if fmt is None:
+            raise HttpError(404, "no-such-dump", f"no dump {name!r}; dumps: "
+                            + ", ".join(urls.dump(ext) for ext in EXTENSIONS))
+        service, compressed = self.service, accepts_gzip(request)
+        path = service.publication.dump_file(service.store, service.generation_path, fmt, compressed=compressed,
+                                             revision=service.pool.generation)
+        headers = {"Vary": "Accept-Encoding", "Cache-Control": "public, max-age=300"}
+        if compressed:
+            headers["Content-Encoding"] = "gzip"
+        return file_response(request, path, fmt.media_type, headers)
+
+    @guarded
+    def release(self, request: Request) -> Response:
+        version, name = request.path_params["version"], request.path_params["name"]
+        path = self.service.publication.release_file(version, name)
+        if path is None:
+            raise HttpError(404, "no-such-release-file", f"no file {name!r} in a release {version!r}; releases: "
+                            + (", ".join(self.service.publication.release_names()) or "none"))
+        return file_response(request, path, release_media_type(name), {"Cache-Control": "public, max-age=86400"})
 
     @guarded
     def entity_id(self, request: Request) -> Response:
@@ -1052,6 +1090,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.HOME, routes.home, methods=list(READ_METHODS)),
             Route(urls.QUERY_EDITOR, routes.editor, methods=list(READ_METHODS)),
             Route(urls.VOID, routes.void, methods=list(READ_METHODS)),
+            Route(urls.DUMPS + "/{name}", routes.dump, methods=list(READ_METHODS)),
+            Route(urls.RELEASES + "/{version}/{name}", routes.release, methods=list(READ_METHODS)),
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),

@@ -20,6 +20,8 @@ STORE = "/store"
 VOID = "/.well-known/void"
 QUERIES = "/queries"
 VOCAB = "/vocab"
+DUMPS = "/dumps"
+RELEASES = "/releases"
 
 
 def home() -> str:
@@ -54,6 +56,16 @@ def graph_store(graph: str | None = None) -> str:
 
 def void() -> str:
     return VOID
+
+
+def dump(extension: str) -> str:
+    """The current export in one format (hpckg.<extension>), a file with ETag, ranges and compression."""
+    return f"{DUMPS}/hpckg.{extension}"
+
+
+def release_file(version: str, name: str | None = None) -> str:
+    """A release's folder, or one of its files (dumps, description, CITATION.cff, change log)."""
+    return f"{RELEASES}/{quote(version)}/" + (quote(name) if name else "")
 
 
 def entity(kind: str, slug: str, format: str | None = None) -> str:

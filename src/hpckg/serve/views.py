@@ -20,6 +20,7 @@ from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.model import Link
 from hpckg.page.render import render
+from hpckg.publish.schemaorg import machine_jsonld
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.entities import BOUND_SYMBOLS
@@ -49,10 +50,14 @@ class Html:
     context: dict[str, object] = field(default_factory=dict)
     alternates: dict[str, str] = field(default_factory=dict)  # URL -> media type
     jsonld: bytes | None = None
+    # schema.org and DCAT-AP markup (templates/_jsonld.html): JSON-LD documents, as dicts or serialized
+    structured_data: list[dict | bytes] = field(default_factory=list)
 
     def render(self) -> str:
+        documents = [d.decode("utf-8") if isinstance(d, bytes) else json.dumps(d, ensure_ascii=False, indent=1)
+                     for d in self.structured_data]
         return render(self.template, **self.context, title=self.title, alternates=self.alternates,
-                      jsonld=self.jsonld, urls=urls)
+                      jsonld=self.jsonld, structured_data=documents, urls=urls)
 
     def link_header(self) -> str:
         return ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in self.alternates.items())
@@ -186,12 +191,14 @@ class Views:
 
     # ---- home, queries, errors ----------------------------------------------------------------------
 
-    def home(self, stats: dict[str, int], canned: list[CannedQuery]) -> Html:
+    def home(self, stats: dict[str, int], canned: list[CannedQuery],
+             structured_data: list[dict | bytes] | None = None) -> Html:
         systems = self.select("SELECT ?x WHERE { ?x a hpc:System } ORDER BY ?x")
         sites = self.select("SELECT DISTINCT ?x WHERE { ?x a/rdfs:subClassOf* hpc:Site } ORDER BY ?x")
         return Html("Home", "home.html", {
             "stats": stats, "canned": canned, "systems": self.links([r["x"].value for r in systems]),
-            "sites": self.links([r["x"].value for r in sites])}, {urls.void(): "text/turtle"})
+            "sites": self.links([r["x"].value for r in sites])}, {urls.void(): "text/turtle"},
+            structured_data=structured_data or [])
 
     def results(self, document: dict) -> str:
         """A SPARQL JSON results document as an HTML table (or a yes/no for ASK)."""
@@ -248,7 +255,9 @@ class Views:
         context = {"kind": kind, "iri": iri, "heading": None if kind == "system" else self.heading(iri),
                    **read(iri)}
         alternates = {u: TWIN_TYPES[s] for s, u in urls.twins(kind, slug).items()}
-        return Html(name, ENTITY_TEMPLATES.get(kind, "entity.html"), context, alternates, jsonld)
+        machine = machine_jsonld(self.store, iri) if kind == "system" else None
+        return Html(name, ENTITY_TEMPLATES.get(kind, "entity.html"), context, alternates, jsonld,
+                    structured_data=[machine] if machine else [])
 
     def exists(self, iri: str) -> bool:
         return bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from hpckg.export import describe as describe_dataset
 from hpckg.formats import RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
 from hpckg.terms import RDF_TYPE
@@ -67,14 +66,3 @@ def service_description(endpoint: str, store, settings) -> list[ox.Triple]:
                     ox.Triple(named, _n(RDF_TYPE), _n(SD + "NamedGraph")),
                     ox.Triple(named, _n(SD + "name"), _n(graph))]
     return triples
-
-
-def void_description(store, endpoint: str, dump: str) -> list[ox.Triple]:
-    """The dataset's VoID + DCAT description (hpckg.export's), with this server's endpoint and dump."""
-    triples = describe_dataset(store, endpoint=endpoint)
-    dataset = next(t.subject for t in triples if t.object == _n(VOID + "Dataset"))
-    triples.append(ox.Triple(dataset, _n(VOID + "dataDump"), _n(dump)))
-    return triples
-
-
-

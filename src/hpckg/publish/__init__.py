@@ -1,0 +1,1 @@
+"""Publishing the dataset: its DCAT-AP description, schema.org markup and versioned releases."""
