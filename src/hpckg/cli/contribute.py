@@ -103,8 +103,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--base", default=None, metavar="REV",
                        help="compare files that already exist with this git revision: edited or removed claims "
                             "are errors (default: the merge base of HEAD with the main branch)")
-    check.add_argument("--store", type=Path, default=None, metavar="PATH",
-                       help="read the curated graph from a built store (opened read-only) instead of data/ttl/")
+    check.add_argument("--store", default=None, metavar="PATH|URL",
+                       help="read the curated graph from a built store (opened read-only) or a SPARQL server's "
+                            "query URL instead of data/ttl/")
     check.set_defaults(handler=cmd_check)
 
     diff = subparsers.add_parser("diff", help="summarise how data/ttl/ changed between git revisions",
@@ -171,7 +172,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from hpckg.contribute.check import check_files
     from hpckg.store import require_built
 
-    if args.store is not None:
+    if args.store is not None and not args.store.startswith(("http://", "https://")):
         require_built(args.store)
     report = check_files(args.files, store_path=args.store, base=args.base)
     print(report.to_json() if args.format == "json" else report.to_text())
