@@ -265,6 +265,8 @@ class Store:
 CATALOGUE_GRAPH = "https://w3id.org/hpckg/graph/catalogue"
 SD_NAMED_GRAPH = "http://www.w3.org/ns/sparql-service-description#namedGraph"
 GENERATION = "http://purl.org/dc/terms/identifier"
+CREDENTIALS_HINT = ("; give the server's user and password in HPCKG_STORE_USER and HPCKG_STORE_PASSWORD, or "
+                    "in a file named by the configuration's store_credentials")
 GRAPH_STORE_BATCH = 50_000  # triples per Graph Store request: big enough to be fast, small enough to retry
 
 
@@ -314,18 +316,19 @@ class RemoteStore:
         return wrapper
 
     def _send(self, wrapper, url: str) -> bytes:
-        from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
+        from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException, Unauthorized
 
         try:
             return wrapper.query().response.read()
         except QueryBadFormed as error:
             raise QuerySyntaxError(f"the SPARQL server rejected the request: {_server_said(error)}") from None
+        except Unauthorized:
+            raise StoreError(f"POST {url} failed: HTTP 401 unauthorised{CREDENTIALS_HINT}") from None
         except SPARQLWrapperException as error:
             raise StoreError(f"POST {url} failed: {_server_said(error)}") from None
         except urllib.error.HTTPError as error:
             raise StoreError(f"POST {url} failed: HTTP {error.code} {error.reason}"
-                             + (" (set HPCKG_STORE_USER and HPCKG_STORE_PASSWORD)" if error.code == 401 else "")
-                             ) from None
+                             + (CREDENTIALS_HINT if error.code == 401 else "")) from None
         except (urllib.error.URLError, OSError) as error:
             raise StoreError(f"cannot reach the SPARQL server at {url}: {error}") from None
 
@@ -398,7 +401,7 @@ class RemoteStore:
         except httpx.HTTPError as error:
             raise StoreError(f"cannot reach the SPARQL server at {self.graph_store}: {error}") from None
         if response.is_error:
-            hint = " (set HPCKG_STORE_USER and HPCKG_STORE_PASSWORD)" if response.status_code == 401 else ""
+            hint = CREDENTIALS_HINT if response.status_code == 401 else ""
             raise StoreError(f"POST {response.request.url} failed: HTTP {response.status_code} "
                              f"{response.text[:500]}{hint}")
 
