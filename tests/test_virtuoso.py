@@ -157,3 +157,44 @@ def test_a_build_killed_while_it_loads_leaves_the_previous_graphs(built, embedde
 
 def canned(name: str) -> str:
     return next(q for q in canned_queries() if q.name == name).bind()
+
+
+def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded):
+    import httpx
+
+    from serve_live import start_server
+
+    server = start_server(built.sparql)
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            home = client.get("/", headers={"Accept": "text/html"})
+            assert home.status_code == 200, home.text[:500]
+            page = client.get("/page/system/kalos", headers={"Accept": "text/html"})
+            assert page.status_code == 200, page.text[:500]
+            assert "<title>Kalos (Shanghai AI Lab)" in page.text
+
+            text = "SELECT ?org WHERE { sys:kalos hpc:operator ?org }"
+            found = client.post("/sparql", data={"query": text},
+                                headers={"Accept": "application/sparql-results+json"})
+            assert found.status_code == 200, found.text[:500]
+            assert [b["org"]["value"] for b in found.json()["results"]["bindings"]] == [
+                row["org"].value for row in embedded.query(text)]
+
+            # a canned query through the server answers what the embedded store answers
+            csv = client.get("/queries/acme-total.csv")
+            assert csv.status_code == 200, csv.text[:500]
+            systems = {row["system"].value for row in embedded.query(canned("acme-total"), prefixes=False)}
+            assert systems and all(system in csv.text for system in systems)
+
+            # CONSTRUCT comes back as a graph, and the Graph Store read access lists the build's graphs only
+            graph = client.post("/sparql", data={"query": "CONSTRUCT { sys:kalos ?p ?o } WHERE { sys:kalos ?p ?o }"},
+                                headers={"Accept": "application/n-triples"})
+            assert graph.status_code == 200 and "<https://w3id.org/hpckg/id/system/kalos>" in graph.text
+            derived = client.get("/store", params={"graph": "https://w3id.org/hpckg/graph/derived"},
+                                 headers={"Accept": "application/n-triples"})
+            assert derived.status_code == 200
+            assert len(derived.text.strip().splitlines()) == len(list(
+                embedded.quads(graph="https://w3id.org/hpckg/graph/derived")))
+            assert client.get("/store", params={"graph": CATALOGUE_GRAPH}).status_code == 404
+    finally:
+        server.stop()

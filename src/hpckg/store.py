@@ -11,6 +11,7 @@ import datetime as dt
 import fcntl
 import io
 import os
+import re
 import shutil
 import socket
 import sys
@@ -312,7 +313,11 @@ class RemoteStore:
             wrapper.setHTTPAuth(DIGEST if self.auth == "digest" else BASIC)
             wrapper.setCredentials(*self.credentials)
         if not update:
-            wrapper.addCustomHttpHeader("Accept", "application/sparql-results+json, application/n-triples;q=0.9")
+            # One media type per query form: offered both, Virtuoso answers SELECT in N-Triples, CONSTRUCT as
+            # a table of ?s ?p ?o.
+            graph = query_form(text) in ("CONSTRUCT", "DESCRIBE")
+            wrapper.addCustomHttpHeader("Accept", "application/n-triples" if graph
+                                        else "application/sparql-results+json")
         return wrapper
 
     def _send(self, wrapper, url: str) -> bytes:
@@ -341,6 +346,10 @@ class RemoteStore:
             self._live = sorted(row["g"].value for row in rows)
         return self._live or None
 
+    def follow(self) -> None:
+        """Read the catalogue of live graphs again on the next query (to see a build published since)."""
+        self._live = None
+
     def generation(self) -> int:
         """The generation number of the build the server holds (0: none)."""
         rows = list(self._select(f"SELECT ?n WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> "
@@ -356,7 +365,7 @@ class RemoteStore:
             wrapper.addParameter("named-graph-uri", graph)
         data = self._send(wrapper, self.endpoint)
         if data.lstrip().startswith(b"{"):
-            if b'"bnode"' in data:
+            if b'"bnode"' in data or b'"lang"' in data:
                 data = _blank_node_labels(data)
             return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
         memory = ox.Store()
@@ -468,18 +477,32 @@ class RemoteStore:
 
 AnyStore = Store | RemoteStore
 
+_PROLOGUE = re.compile(r"\s*(?:#[^\n]*\n|PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s*<[^>]*>)", re.I)
+
+
+def query_form(text: str) -> str:
+    """SELECT, CONSTRUCT, DESCRIBE or ASK: the first keyword after the prologue (comments, PREFIX, BASE)."""
+    position = 0
+    while match := _PROLOGUE.match(text, position):
+        if match.end() == position:
+            break
+        position = match.end()
+    word = re.match(r"\s*([A-Za-z]+)", text[position:])
+    return word.group(1).upper() if word else ""
+
 
 def _blank_node_labels(data: bytes) -> bytes:
     """SPARQL JSON results with blank node labels RDF allows: Virtuoso labels them `nodeID://b10006`, which
     pyoxigraph refuses. A label stays one node within the answer, as the protocol promises, no more."""
     import json
-    import re
 
     results = json.loads(data)
     for row in results.get("results", {}).get("bindings", []):
         for term in row.values():
             if term.get("type") == "bnode":
                 term["value"] = re.sub(r"[^A-Za-z0-9_]", "_", term["value"])
+            if "lang" in term:  # an older spelling of xml:lang
+                term["xml:lang"] = term.pop("lang")
     return json.dumps(results).encode("utf-8")
 
 
