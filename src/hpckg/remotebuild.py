@@ -17,6 +17,7 @@ server as the store").
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from urllib.parse import quote
 
@@ -57,9 +58,11 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
     listed = " ".join(f"<{CATALOGUE_GRAPH}> <{SD_NAMED_GRAPH}> <{graph}> ." for graph in graphs)
     operations.append(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ {listed} "
                       f"<{CATALOGUE_GRAPH}> <{GENERATION}> {generation} . }} }}")
+    started = time.perf_counter()
     remote.update(" ;\n".join(operations))
     if progress:
-        progress(f"switched {remote.location} to generation {generation} ({len(graphs)} graphs)")
+        progress(f"switched {remote.location} to generation {generation} ({len(graphs)} graphs, "
+                 f"{time.perf_counter() - started:.2f} s)")
     return generation
 
 

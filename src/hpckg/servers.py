@@ -2,8 +2,9 @@
 endpoints beside the query URL, and which HTTP authentication its writing endpoints want.
 
 RemoteStore itself speaks only the standard protocols; the profile chosen here only fills in URLs and the
-authentication scheme. The server is recognised from the query URL's last path segment (`/sparql` is
-Virtuoso's, `/query` Oxigraph server's); HPCKG_STORE_SERVER=<name> chooses one explicitly. Credentials come
+authentication scheme. The server is recognised from the query URL's path (`/sparql` is Virtuoso's,
+`/query` Oxigraph server's, `/<dataset>/sparql` Fuseki's, `/repositories/<id>` GraphDB's);
+HPCKG_STORE_SERVER=<name> chooses one explicitly. Credentials come
 from HPCKG_STORE_USER and HPCKG_STORE_PASSWORD, or from the file the configuration's `store_credentials`
 names (one line `user:password`), never from the command line.
 """
@@ -11,8 +12,10 @@ names (one line `user:password`), never from the command line.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from hpckg.errors import StoreError
 
@@ -23,43 +26,49 @@ PASSWORD_VARIABLE = "HPCKG_STORE_PASSWORD"
 
 @dataclass(frozen=True)
 class ServerProfile:
-    """Where a server keeps its endpoints, relative to the query URL's parent, and how writes authenticate."""
+    """Where a server keeps its endpoints and how its writes authenticate. `update` and `graph_store` are
+    templates: {parent} is the query URL without its last path segment, {query} the query URL itself."""
 
     name: str
-    query: str  # the query URL's last path segment that identifies the server
-    update: str  # the SPARQL Update endpoint, beside the query URL
-    graph_store: str  # the Graph Store HTTP Protocol endpoint, beside the query URL
+    recognise: str  # a regular expression on the query URL's path that identifies the server
+    update: str
+    graph_store: str
     auth: str  # "none", "basic" or "digest": what the update and graph store endpoints want
 
     def endpoints(self, query_url: str) -> tuple[str, str]:
         """The update and graph store URLs of the server whose query URL is `query_url`."""
-        root = query_url.split("?", 1)[0].rsplit("/", 1)[0]
-        return f"{root}/{self.update}", f"{root}/{self.graph_store}"
+        query = query_url.split("?", 1)[0].rstrip("/")
+        names = {"query": query, "parent": query.rsplit("/", 1)[0]}
+        return self.update.format(**names), self.graph_store.format(**names)
 
 
-# Fuseki and GraphDB keep one dataset per path (/<dataset>/query, /repositories/<repo>); their rows assume
-# the query URL given is that dataset's; docs/external-stores.md shows each setup.
+# In the order they are tried; docs/external-stores.md shows each setup. Only oxigraph and virtuoso are tested
+# against real servers (tests/test_remote_store.py, tests/test_virtuoso.py).
 PROFILES: dict[str, ServerProfile] = {profile.name: profile for profile in (
-    ServerProfile("oxigraph", query="query", update="update", graph_store="store", auth="none"),
-    ServerProfile("virtuoso", query="sparql", update="sparql-auth", graph_store="sparql-graph-crud-auth",
-                  auth="digest"),
-    ServerProfile("fuseki", query="sparql", update="update", graph_store="data", auth="basic"),
+    ServerProfile("virtuoso", recognise=r"^/sparql/?$", update="{parent}/sparql-auth",
+                  graph_store="{parent}/sparql-graph-crud-auth", auth="digest"),
+    ServerProfile("graphdb", recognise=r"/repositories/[^/]+/?$", update="{query}/statements",
+                  graph_store="{query}/rdf-graphs/service", auth="basic"),
+    ServerProfile("oxigraph", recognise=r"^/query/?$", update="{parent}/update", graph_store="{parent}/store",
+                  auth="none"),
+    ServerProfile("fuseki", recognise=r"^/[^/]+/(sparql|query)/?$", update="{parent}/update",
+                  graph_store="{parent}/data", auth="basic"),
 )}
 
 
 def profile_for(query_url: str) -> ServerProfile:
-    """The profile HPCKG_STORE_SERVER names, else the one whose query segment ends `query_url`, else
-    Oxigraph server's layout (the default of earlier versions)."""
+    """The profile HPCKG_STORE_SERVER names, else the first whose pattern matches the query URL's path,
+    else Oxigraph server's layout (the default of earlier versions)."""
     chosen = os.environ.get(SERVER_VARIABLE)
     if chosen:
         if chosen not in PROFILES:
             raise StoreError(f"{SERVER_VARIABLE}={chosen}: not a known SPARQL server; known: "
                              f"{', '.join(sorted(PROFILES))}")
         return PROFILES[chosen]
-    last = query_url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    path = urlsplit(query_url).path
     for profile in PROFILES.values():
-        if profile.query == last:
-            return profile  # the first row with that segment: /sparql is Virtuoso's
+        if re.search(profile.recognise, path):
+            return profile
     return PROFILES["oxigraph"]
 
 
