@@ -321,7 +321,13 @@ class RemoteStore:
         return wrapper
 
     def _send(self, wrapper, url: str) -> bytes:
+        import http.client
+
         from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException, Unauthorized
+
+        # Virtuoso echoes each graph of the dataset as a response header (X-SPARQL-default-graph), and a
+        # build has hundreds of graphs; urllib (under SPARQLWrapper) refuses a response with more than 100.
+        http.client._MAXHEADERS = max(http.client._MAXHEADERS, 100_000)  # type: ignore[attr-defined]
 
         try:
             return wrapper.query().response.read()
