@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from answers import answer, concatenations, differences, ordered
@@ -155,11 +156,21 @@ def test_a_build_killed_while_it_loads_leaves_the_previous_graphs(built, embedde
     assert CATALOGUE_GRAPH not in final.named_graphs()
 
 
+def test_a_dataset_of_hundreds_of_graphs_is_answered(built):
+    # Virtuoso echoes each graph of the dataset as a response header: hundreds, as a large build has
+    graphs = [f"https://w3id.org/hpckg/graph/test/{i}" for i in range(300)]
+    remote = reader(built)
+    empty = remote.query("ASK { ?s ?p ?o }", default_graph=graphs, named_graphs=graphs)
+    found = remote.query("ASK { sys:kalos ?p ?o }", default_graph=graphs + remote.named_graphs())
+    assert isinstance(empty, ox.QueryBoolean) and isinstance(found, ox.QueryBoolean)
+    assert (bool(empty), bool(found)) == (False, True)
+
+
 def canned(name: str) -> str:
     return next(q for q in canned_queries() if q.name == name).bind()
 
 
-def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded):
+def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded, tmp_path):
     import httpx
 
     from serve_live import start_server
@@ -196,5 +207,19 @@ def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded):
             assert len(derived.text.strip().splitlines()) == len(list(
                 embedded.quads(graph="https://w3id.org/hpckg/graph/derived")))
             assert client.get("/store", params={"graph": CATALOGUE_GRAPH}).status_code == 404
+
+            # a build published while the server runs is followed: its new graph is answered within seconds
+            extra = tmp_path / "extra.nt"
+            extra.write_text("<https://w3id.org/hpckg/id/test/published> <http://www.w3.org/2000/01/rdf-schema#label>"
+                             ' "published while serving" .\n', encoding="utf-8")
+            completed = hpckg("build", "--no-validate", "--store", built.sparql, str(extra), env=built.env())
+            assert completed.returncode == 0, completed.stderr
+            ask = {"query": "ASK { <https://w3id.org/hpckg/id/test/published> ?p ?o }"}
+            deadline = time.monotonic() + 20
+            while not client.post("/sparql", data=ask, headers={"Accept": "application/sparql-results+json"}
+                                  ).json()["boolean"]:
+                assert time.monotonic() < deadline, "the server did not follow the new build"
+                time.sleep(0.5)
     finally:
         server.stop()
+        hpckg("build", "--store", built.sparql, env=built.env())  # the project's graph again

@@ -371,8 +371,8 @@ class RemoteStore:
             wrapper.addParameter("named-graph-uri", graph)
         data = self._send(wrapper, self.endpoint)
         if data.lstrip().startswith(b"{"):
-            if b'"bnode"' in data or b'"lang"' in data:
-                data = _blank_node_labels(data)
+            if b'"bnode"' in data or b'"lang"' in data or b'"__ASK_RETVAL"' in data:
+                data = _standard_json(data)
             return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
         memory = ox.Store()
         memory.extend(ox.parse(data, format=ox.RdfFormat.N_TRIPLES))
@@ -497,12 +497,18 @@ def query_form(text: str) -> str:
     return word.group(1).upper() if word else ""
 
 
-def _blank_node_labels(data: bytes) -> bytes:
-    """SPARQL JSON results with blank node labels RDF allows: Virtuoso labels them `nodeID://b10006`, which
-    pyoxigraph refuses. A label stays one node within the answer, as the protocol promises, no more."""
+def _standard_json(data: bytes) -> bytes:
+    """SPARQL JSON results as the standard writes them, from what Virtuoso 7 sends: blank node labels RDF
+    allows (Virtuoso's `nodeID://b10006` are refused by pyoxigraph; a label stays one node within the
+    answer, as the protocol promises, no more), `xml:lang` for its `lang`, and an ASK answer as a boolean
+    (Virtuoso answers ASK as a table of one variable, __ASK_RETVAL, with one row when true)."""
     import json
 
     results = json.loads(data)
+    if results.get("head", {}).get("vars") == ["__ASK_RETVAL"]:
+        rows = results.get("results", {}).get("bindings", [])
+        true = bool(rows) and rows[0].get("__ASK_RETVAL", {}).get("value") not in ("0", "false")
+        return json.dumps({"head": {}, "boolean": true}).encode("utf-8")
     for row in results.get("results", {}).get("bindings", []):
         for term in row.values():
             if term.get("type") == "bnode":
