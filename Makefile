@@ -22,7 +22,7 @@ $(BIN)/hpckg: pyproject.toml
 
 install: $(BIN)/hpckg ## create .venv and install hpckg with its test extra
 
-run: $(BIN)/hpckg ## build and validate the graph into .hpckg/store, print the derived facts, then serve it
+run: $(BIN)/hpckg ## import the configured sources present, build and validate into .hpckg/store, print the derived facts, serve
 	$(BIN)/hpckg build
 	$(BIN)/hpckg query acme-total
 	$(BIN)/hpckg serve --host $(HOST) --port $(PORT)

@@ -1,8 +1,20 @@
 """Shared test helpers: the real `hpckg` console script, a store built once per session, and the curated
-graph built and validated once per session."""
+graph built and validated once per session.
+
+The suite never builds this checkout as a user would: its pyproject.toml configures the public datasets as
+sources, which `hpckg build` imports first (2.8 M quads of TOP500 alone), and its .hpckg/graphs holds what a
+developer imported (`make run`). So:
+- in-process code (populate, build, check) works on the checkout's files but, for the whole session,
+  without its configured sources and with an empty machine-written graphs folder of the session's own
+  (`curated_project`);
+- the suite's `hpckg` commands run in `curated_root()` unless a test gives another folder: one copy of the
+  ontology, shapes, queries and curated data per session; the `project` fixture is a fresh copy per test.
+  A copy has no pyproject.toml, so no configured sources and no imported graphs.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -67,9 +79,10 @@ def require_chromium() -> str:
 
 def run_hpckg(*args: str, cwd: Path | None = None, input: bytes | None = None,
               timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the real `hpckg` command in a subprocess and capture its output as text."""
+    """Run the real `hpckg` command in a subprocess and capture its output as text; in `cwd`, by default in
+    the session's copy of the project (curated_root, see the module docstring)."""
     env = {**os.environ, "PYTHONUTF8": "1"}
-    return subprocess.run([hpckg_executable(), *args], cwd=cwd or ROOT, input=input, capture_output=True,
+    return subprocess.run([hpckg_executable(), *args], cwd=cwd or default_workdir(), input=input, capture_output=True,
                           timeout=timeout, env=env, check=False)
 
 
@@ -91,11 +104,41 @@ def project(tmp_path) -> Path:
     return copy_project(tmp_path)
 
 
+_curated: list[Path] = []
+
+
+def curated_root() -> Path:
+    """This session's copy of the project (see the module docstring): build it, never the checkout."""
+    if not _curated:
+        raise RuntimeError("curated_root() is made by the session fixture curated_project")
+    return _curated[0]
+
+
+def default_workdir() -> Path:
+    """Where the suite's commands run unless a test says otherwise: the session's copy of the project."""
+    return _curated[0] if _curated else ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def curated_project(tmp_path_factory) -> Path:
+    """The session's copy of the project (curated_root), and the checkout as the in-process project minus its
+    configured sources and its machine-written graphs (see the module docstring)."""
+    root = copy_project(tmp_path_factory.mktemp("curated"))
+    _curated.append(root)
+    previous = hpckg_project._current
+    checkout = hpckg_project.discover(explicit=ROOT)
+    hpckg_project._current = dataclasses.replace(checkout, sources={},
+                                                 graphs=tmp_path_factory.mktemp("checkout-graphs"))
+    yield root
+    hpckg_project._current = previous
+    _curated.clear()
+
+
 @pytest.fixture(scope="session")
 def built_store(tmp_path_factory) -> Path:
     """A store built once per test session by the real `hpckg build` command."""
     path = tmp_path_factory.mktemp("store") / "store"
-    completed = run_hpckg("build", "--quiet", "--store", str(path))
+    completed = run_hpckg("build", "--quiet", "--store", str(path), cwd=curated_root())
     out, err = text(completed)
     assert completed.returncode == 0, f"hpckg build failed:\n{out}\n{err}"
     return path

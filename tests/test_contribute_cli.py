@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import default_workdir
+
 HPCKG = str(Path(sys.executable).parent / "hpckg")
 CORPUS = Path(__file__).parent / "contributions"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([HPCKG, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run([HPCKG, *args], capture_output=True, text=True, cwd=cwd or default_workdir(), timeout=300)
 
 
 def test_new_then_check(tmp_path: Path):

@@ -28,7 +28,7 @@ FILLED_IN = {
         '"2024-05"^^xsd:gYearMonth',
 }
 SCAFFOLDS = [
-    ("country", "GB", "--name", "United Kingdom"),
+    ("country", "XK", "--name", "Kosovo"),  # every ISO country exists; XK is a user-assigned code
     ("source", "isambard-ai-launch", "--url", "https://www.bristol.ac.uk/news/isambard-ai", "--title",
      "Isambard-AI phase 1 launch", "--kind", "operator-page", "--issued", "2024-05"),
     ("organisation", "University of Bristol", "--type", "university", "--source", "isambard-ai-launch"),
@@ -114,7 +114,7 @@ def test_as_of_placeholder_is_explained(project: Path):
     (("organisation", "Some Lab", "--type", "lab"), "use one of"),
     (("system", "X", "--operator", "nvidia", "--country", "US", "--part", "no-such-part"), "hpckg new part"),
     (("site", "Somewhere", "--operator", "nvidia", "--country", "ZZ"), "hpckg new country ZZ"),
-    (("country", "GB", "--url", "https://example.org/"), "--url cannot be used with `hpckg new country`"),
+    (("country", "XK", "--url", "https://example.org/"), "--url cannot be used with `hpckg new country`"),
     (("system", "X", "--country", "US"), "needs --operator"),
 ])
 def test_scaffold_options_are_checked_against_the_ontology_and_data(project: Path, args, message):
@@ -149,7 +149,7 @@ def test_a_shared_file_is_reviewed_for_what_the_change_adds_or_alters(project: P
                           "--format", "json", cwd=project)
     report = json.loads(text(completed)[0])
     assert report["adds"]["entities"] == {"sources": ["https://w3id.org/hpckg/id/source/isambard-ai-launch"],
-                                          "countries": ["https://w3id.org/hpckg/id/country/GB"]}
+                                          "countries": ["https://w3id.org/hpckg/id/country/XK"]}
     assert report["adds"]["alters"] == ["https://w3id.org/hpckg/id/claim/slurm-maker"]
     review = text(run_hpckg("check", "data/ttl/sources.ttl", "data/ttl/countries.ttl", cwd=project))[0]
     assert "**Adds:** 1 source, 1 country" in review and "src:arxiv-2403-07648" not in review

@@ -128,7 +128,8 @@ def test_missing_files_and_unknown_importers_say_what_to_do(project, tmp_path):
     assert "nowhere.csv: no such file" in text(missing)[1] and "epoch.ai/data" in text(missing)[1]
     unknown = run_hpckg("import", "top5000", "x.csv", cwd=project)
     assert unknown.returncode == 2
-    assert "no importer named 'top5000'; importers: epoch-hardware, top500" in text(unknown)[1]
+    assert ("no importer named 'top5000'; importers: epoch-clusters, epoch-datacenters, epoch-hardware, top500"
+            in text(unknown)[1])
     nothing = run_hpckg("import", "epoch-hardware", cwd=project)
     assert nothing.returncode == 2 and "[tool.hpckg.sources]" in text(nothing)[1]
 

@@ -21,7 +21,8 @@ from hpckg.formats import rdf_format_for_path
 from hpckg.page import SystemPage, find_system, render_html, render_markdown, system_page
 from hpckg.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import default_workdir
+
 SYS = "https://w3id.org/hpckg/id/system/"
 ORG = "https://w3id.org/hpckg/id/org/"
 
@@ -478,10 +479,10 @@ def hpckg_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "hpckg.cli"]
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([*hpckg_command(), *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=120, check=False)
+    return subprocess.run([*hpckg_command(), *args], capture_output=True, text=True, cwd=cwd or default_workdir(),
+                          env=env, timeout=120, check=False)
 
 
 def test_cli_renders_kalos_markdown_from_memory():

@@ -14,7 +14,7 @@ import pytest
 
 from hpckg import project
 
-from conftest import ROOT, copy_project, run_hpckg, text
+from conftest import ROOT, copy_project, curated_root, run_hpckg, text
 
 KALOS = "data/ttl/systems/kalos.ttl"
 
@@ -59,16 +59,17 @@ def test_non_editable_install_outside_a_checkout_uses_its_packaged_copy(wheel_in
 
 
 def test_root_is_found_from_a_subfolder_of_the_checkout():
-    completed = run_hpckg("build", "--memory", "--quiet", cwd=ROOT / "data" / "ttl" / "systems")
+    # The session's copy of the checkout (conftest): the checkout itself may hold a developer's imports.
+    completed = run_hpckg("build", "--memory", "--quiet", cwd=curated_root() / "data" / "ttl" / "systems")
     out, err = text(completed)
     assert completed.returncode == 0, err
-    assert f"root: {ROOT} (checkout found from the working directory)" in out
+    assert f"root: {curated_root()} (checkout found from the working directory)" in out
 
 
 def test_root_option_and_environment_choose_another_project(tmp_path):
     other = copy_project(tmp_path / "other")
     # A change only the other project has: one more system than this checkout.
-    here = run_hpckg("build", "--memory", "--no-validate", "--quiet")
+    here = run_hpckg("build", "--memory", "--no-validate", "--quiet", cwd=curated_root())
     systems_here = int(re.search(r"^systems: (\d+)$", text(here)[0], re.M).group(1))
     shutil.copy(other / KALOS, other / "data/ttl/systems/kalosb.ttl")
     text_ = (other / "data/ttl/systems/kalosb.ttl").read_text(encoding="utf-8")

@@ -86,3 +86,21 @@ def test_joint_names_split_part_by_part_down_to_hyphens(tmp_path: Path):
     assert reference.find_all("org", "Hewlett-Packard") == [ORG + "hp"]  # a whole name is never split
     assert reference.find_all("org", "Appro\\Hewlett-Packard") == [ORG + "appro", ORG + "hp"]
     assert reference.find_all("org", "Raytheon-Unknown/Appro") == []
+
+
+def test_every_country_name_of_the_datasets_is_known():
+    import csv
+
+    from hpckg.importers import top500
+    from hpckg.importers.top500_files import read_entries
+
+    from conftest import SHARED
+
+    shared = SHARED / "data"
+    reference = Reference.of_project()
+    files = top500.select(sorted((shared / "top500").glob("TOP500_*")))
+    names = {e.country for f in files for e in read_entries(f) if e.country}
+    with (shared / "epoch-ai" / "gpu_clusters.csv").open(newline="", encoding="utf-8-sig") as file:
+        names |= {row["Country"] for row in csv.DictReader(file) if row["Country"]}
+    assert len(names) > 60
+    assert {name for name in names if not reference.find("country", name)} == set()

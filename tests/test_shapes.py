@@ -108,8 +108,9 @@ def test_invalid_fixture_breaks_exactly_its_rule(fixture: Path) -> None:
 
     report = report_for(fixture)
     context = side_by_side(fixture, report)
-    assert not report.conforms, context
     assert report.violations, context
+    # A warning shape (sh:Warning, such as dataset-gives-no-source) is reported but does not block.
+    assert report.conforms == all(v.severity == "Warning" for v in report.violations), context
     assert {v.rule for v in report.violations} == {rule}, context
     for v in report.violations:
         # Core constraints inside a node shape carry their own (more specific) message.

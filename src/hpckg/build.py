@@ -46,7 +46,9 @@ class BuildSummary:
 
     def to_text(self) -> str:
         tiers = ", ".join(f"{n} {tier}" for tier, n in self.claims_by_tier.items()) or "none"
-        violations = len(self.report.violations) if self.report else 0
+        found = self.report.violations if self.report else []
+        violations = sum(v.severity == "Violation" for v in found)
+        warnings = len(found) - violations
         return (f"store: {self.location}\n"
                 f"root: {self.root}\n"
                 f"files: {self.files} ({self.machine_graphs} machine-written graphs)\n"
@@ -54,7 +56,7 @@ class BuildSummary:
                 f"systems: {self.systems}\n"
                 f"claims by tier: {tiers}\n"
                 f"source checks: {self.sourcing or 'none'}\n"
-                f"violations: {violations}")
+                f"violations: {violations}" + (f" ({warnings} warnings: flagged, not blocking)" if warnings else ""))
 
 
 def source_files(extra: Iterable[Path] = ()) -> list[Path]:
@@ -252,11 +254,19 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     try:
-        summary = populate(store, extra=extra, progress=progress)
+        # Derive and validate in memory, then write the generation in one bulk load: Oxigraph answers the
+        # rules' and shapes' whole-graph queries about 7x faster from memory than from RocksDB on disk
+        # (docs/benchmarks.md), and the disk store is only written once it is known to be good.
+        memory = Store(None)
+        summary = populate(memory, extra=extra, progress=progress)
         summary.location = str(target)
         layout.pause_point("after-load")
-        _validated(store, summary, validate, engine, progress)
+        _validated(memory, summary, validate, engine, progress)
         layout.pause_point("after-validate")
+        if progress:
+            progress(f"writing {summary.triples:,} quads to {staging}")
+        store.copy_from(memory)
+        del memory
         store.close()
     except BaseException:
         store.close()

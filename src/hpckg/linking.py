@@ -3,9 +3,12 @@ and link them with `hpc:sameMachineAs` claims that carry their evidence; never a
 
 Two records are proposed as one machine when a distinctive name of one is a name of the other (labels,
 alternative labels and name claims, compared by hpckg.names.name_key, so "El Capitan" = "El-Capitan (LLNL)")
-and nothing they both state contradicts it: if both give a country, it is the same. Each further agreement
-(the country, the accelerator's maker, the year in service within one year) is evidence. A name shared by
-more than three records of one dataset ("Cluster", "Cray XT5") is not distinctive and links nothing.
+and nothing they both state contradicts it: if both give a country, it is the same. A name of one may also
+be a run of words inside a name of the other (TOP500's "Frontier" in Epoch's "Oak Ridge NL Frontier", "El
+Capitan" in "Lawrence Livermore NL El Capitan Phase 2"); such a partial match needs two agreements besides
+the name. Agreements (the country, the accelerator's maker, the year in service within one year) are the
+evidence. A name shared by more than three records of one dataset ("Cluster", "Cray XT5") is not distinctive
+and links nothing; nor is a name shorter than five letters.
 
 A link is a machine's guess, so it is a claim of tier lead with basis machine-generated (the shapes hold
 every machine-generated claim to lead, and the truthy rule leaves it out: totals keep counting both records
@@ -17,6 +20,7 @@ build after loading and before the rules, recorded as an hpc:Derivation.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, make_claim
-from hpckg.names import name_keys
+from hpckg.names import ascii_fold, name_key, name_keys
 from hpckg.namespaces import GRAPH, entity, hpc
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.values import Iri
@@ -32,20 +36,30 @@ from hpckg.values import Iri
 LINKS_GRAPH = GRAPH + "links"
 IMPORT = GRAPH + "import/"
 MAX_SHARED_NAME = 3  # records of one dataset that may share a name for it to still identify a machine
+MIN_KEY = 5  # "Titan" links, "K" or "JSC" does not
+MAX_WORDS = 4  # the longest run of words inside a name tried as another record's name
 
-RECORDS = """
-SELECT ?system ?g ?name ?source ?country ?maker ?year WHERE {
+# One query per kind of evidence: joined in one query, names x countries x makers would multiply.
+NAMES = """
+SELECT ?system ?g ?name ?source WHERE {
   GRAPH ?g { ?system a hpc:System }
-  {
-    { ?system rdfs:label|skos:altLabel ?name }
-    UNION
-    { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
-  }
-  OPTIONAL { ?system hpc:country ?country }
-  OPTIONAL { ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator ; hpc:partModel/hpc:maker ?maker }
-  OPTIONAL { ?system hpc:operationalSince ?since BIND (SUBSTR(STR(?since), 1, 4) AS ?year) }
+  { ?system rdfs:label|skos:altLabel ?name }
+  UNION
+  { ?claim hpc:about ?system ; hpc:property hpc:name ; hpc:value ?name ; prov:hadPrimarySource ?source }
 }
 """
+# Read from claims, not truthy triples: links are made before the rules run (rule 22 reads them).
+EVIDENCE = {
+    "countries": """SELECT DISTINCT ?system ?value WHERE {
+                      ?c hpc:about ?system ; hpc:property hpc:country ; hpc:value ?value . ?system a hpc:System }""",
+    "makers": """SELECT DISTINCT ?system ?value WHERE {
+                   ?accelerator hpc:componentOf ?system ; hpc:role role:accelerator .
+                   ?p hpc:about ?accelerator ; hpc:property hpc:partModel ; hpc:value ?part .
+                   ?m hpc:about ?part ; hpc:property hpc:maker ; hpc:value ?value }""",
+    "years": """SELECT DISTINCT ?system ?value WHERE {
+                  ?c hpc:about ?system ; hpc:property hpc:operationalSince ; hpc:value ?since . ?system a hpc:System
+                  BIND (SUBSTR(STR(?since), 1, 4) AS ?value) }""",
+}
 SOURCES = """
 SELECT ?system (SAMPLE(?source) AS ?any) WHERE {
   ?claim hpc:about ?system ; prov:hadPrimarySource ?source . ?system a hpc:System .
@@ -65,6 +79,7 @@ class Record:
     iri: str
     dataset: str
     names: set[str] = field(default_factory=set)
+    windows: set[str] = field(default_factory=set)  # keys of runs of up to MAX_WORDS words of its names
     name_sources: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # key -> sources
     countries: set[str] = field(default_factory=set)
     makers: set[str] = field(default_factory=set)
@@ -73,23 +88,44 @@ class Record:
 
 def read_records(store) -> dict[str, Record]:
     records: dict[str, Record] = {}
-    for row in store.query(RECORDS):
+    for row in store.query(NAMES):
         iri = row["system"].value
         record = records.get(iri)
         if record is None:
             record = records[iri] = Record(iri, dataset_of(row["g"].value))
-        for key in name_keys(row["name"].value):
-            if len(key) >= 4:  # "K", "JSC": too short to tell machines apart
+        name = row["name"].value
+        for key in name_keys(name):
+            if len(key) >= MIN_KEY:  # "K", "JSC": too short to tell machines apart
                 record.names.add(key)
                 if row["source"] is not None:
                     record.name_sources[key].add(row["source"].value)
-        if row["country"] is not None:
-            record.countries.add(row["country"].value)
-        if row["maker"] is not None:
-            record.makers.add(row["maker"].value)
-        if row["year"] is not None and row["year"].value.isdigit():
-            record.years.add(int(row["year"].value))
+        record.windows |= word_windows(name)
+    if len({record.dataset for record in records.values()}) < 2:
+        return records  # nothing to link: skip reading the evidence
+    for field_name, sparql in EVIDENCE.items():
+        for row in store.query(sparql):
+            record = records.get(row["system"].value)
+            if record is None:
+                continue
+            value = row["value"].value
+            if field_name == "years":
+                if value.isdigit():
+                    record.years.add(int(value))
+            else:
+                getattr(record, field_name).add(value)
     return records
+
+
+def word_windows(name: str) -> set[str]:
+    """The name keys of every run of one to MAX_WORDS words of a name."""
+    words = re.findall(r"[^\W_]+", ascii_fold(name))
+    keys = set()
+    for size in range(1, MAX_WORDS + 1):
+        for start in range(len(words) - size + 1):
+            key = name_key(" ".join(words[start:start + size]))
+            if len(key) >= MIN_KEY:
+                keys.add(key)
+    return keys
 
 
 @dataclass
@@ -106,20 +142,25 @@ def find_links(records: dict[str, Record]) -> list[Link]:
         for key in record.names:
             by_name[key][record.dataset].append(record)
     links: dict[tuple[str, str], Link] = {}
-    for key, datasets in by_name.items():
-        if len(datasets) < 2 or any(len(group) > MAX_SHARED_NAME for group in datasets.values()):
-            continue
-        groups = sorted(datasets.items())
-        for i, (_, left) in enumerate(groups):
-            for _, right in groups[i + 1:]:
-                for a in left:
-                    for b in right:
-                        pair = tuple(sorted((a.iri, b.iri)))
-                        if pair in links:
-                            continue
-                        evidence = agreement(a, b)
-                        if evidence is not None:
-                            links[pair] = Link(a, b, key, [f"the name {key!r}", *evidence])
+    for record in records.values():
+        for key in record.windows:
+            datasets = by_name.get(key)
+            if not datasets or any(len(group) > MAX_SHARED_NAME for group in datasets.values()):
+                continue
+            whole = key in record.names
+            for dataset, candidates in datasets.items():
+                if dataset == record.dataset:
+                    continue
+                for other in candidates:
+                    pair = tuple(sorted((record.iri, other.iri)))
+                    if pair in links:
+                        continue
+                    evidence = agreement(record, other)
+                    if evidence is None or (not whole and len(evidence) < 2):
+                        continue
+                    a, b = sorted((record, other), key=lambda r: r.iri)
+                    what = f"the name {key!r}" if whole else f"the name {key!r} within the other's"
+                    links[pair] = Link(a, b, key, [what, *evidence])
     return sorted(links.values(), key=lambda link: (link.a.iri, link.b.iri))
 
 

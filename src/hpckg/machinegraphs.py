@@ -37,9 +37,10 @@ def graph_file(slot: str, *names: str) -> Path:
 
 
 def all_files() -> list[Path]:
-    """Every machine-written graph file of the project, in a stable order."""
+    """Every machine-written graph file of the project, in a stable order. An importer's parts of its shared
+    graph (`parts/*.part.nq`) are inputs of that graph (hpckg.importers.run.write_shared_graph), not loaded."""
     folder = project.current().graphs
-    return sorted(folder.rglob("*.nq")) if folder.is_dir() else []
+    return sorted(p for p in folder.rglob("*.nq") if not p.name.endswith(".part.nq")) if folder.is_dir() else []
 
 
 def is_machine_written(path: Path) -> bool:

@@ -75,10 +75,7 @@ class Project:
     sources: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     config_file: Path | None = None
     store_credentials: Path | None = None  # a file holding `user:password` for a SPARQL server's writes
-
-    @property
-    def packaged(self) -> bool:
-        return self.root == PACKAGED_ROOT
+    packaged: bool = False  # the packaged copy, used outside any checkout: no configuration read
 
     @property
     def ontology_dir(self) -> Path:
@@ -163,14 +160,16 @@ def _paths(value: object, key: str, config_file: Path | None, base: Path) -> tup
     return tuple((base / Path(item).expanduser()) for item in items)
 
 
-def load(root: Path, origin: str, *, workdir: Path | None = None) -> Project:
-    """The project at `root`, configured from its hpckg.toml or pyproject.toml."""
+def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool = False) -> Project:
+    """The project at `root`, configured from its hpckg.toml or pyproject.toml; `packaged` (no checkout was
+    found) reads no configuration. An editable install's packaged root is its checkout: worked in, found
+    from the working directory or named with --root, it is a checkout like any other, configuration read."""
     root = root.resolve()
-    if root == PACKAGED_ROOT:
+    if packaged or root == (_PACKAGE_DIR / "_resources").resolve():
         # No checkout: the packaged ontology and data, and the user's own folder for what hpckg writes.
         base = (workdir or Path.cwd()).resolve()
         return Project(root=root, origin=origin, store=base / DEFAULT_STORE, graphs=base / DEFAULT_GRAPHS,
-                       data=(root / "data" / "ttl",))
+                       data=(root / "data" / "ttl",), packaged=True)
     config, config_file = read_config(root)
     unknown = set(config) - CONFIG_KEYS
     if unknown:
@@ -213,7 +212,8 @@ def discover(*, explicit: Path | str | None = None, workdir: Path | None = None)
     found = find_root(workdir or Path.cwd())
     if found is not None:
         return load(found, "checkout found from the working directory", workdir=workdir)
-    return load(PACKAGED_ROOT, "packaged copy: no checkout above the working directory", workdir=workdir)
+    return load(PACKAGED_ROOT, "packaged copy: no checkout above the working directory", workdir=workdir,
+                packaged=True)
 
 
 _current: Project | None = None

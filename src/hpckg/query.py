@@ -98,6 +98,17 @@ class CannedQuery:
     def parameters(self) -> tuple[Parameter, ...]:
         return header_parameters(self.text)
 
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The imported datasets the query is about (`# needs: top500` in its header): on a graph without
+        them it answers no rows, by design."""
+        for line in self.text.splitlines():
+            if not line.startswith("#"):
+                break
+            if line.startswith("# needs:"):
+                return tuple(line.removeprefix("# needs:").replace(",", " ").split())
+        return ()
+
     def bind(self, values: Mapping[str, str] | None = None) -> str:
         """The query text with each parameter's VALUES line holding the given value (else its default), as an
         RDF term checked against the parameter's type: user text never becomes query text."""

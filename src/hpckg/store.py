@@ -204,6 +204,11 @@ class Store:
         except SyntaxError as error:
             raise RdfSyntaxError(str(path), error.lineno, error.offset, str(error)) from None
 
+    def copy_from(self, other: Store) -> None:
+        """Add every quad of another embedded store, with Oxigraph's bulk loader (no transaction: for a store
+        nobody reads yet, such as a build's new generation)."""
+        self._store.bulk_extend(other._store.quads_for_pattern(None, None, None, None))
+
     def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
               default_graph: list[str] | None = None, named_graphs: list[str] | None = None
               ) -> QueryResult:

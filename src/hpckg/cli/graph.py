@@ -34,10 +34,44 @@ def _reading(store):
 # --- build ----------------------------------------------------------------------------------------
 
 
+def import_configured_sources(args: argparse.Namespace) -> None:
+    """The build's first step: bring the imports of the configured sources up to date (each file imported,
+    or nothing when unchanged). A source missing on this machine is a warning and the build goes on with
+    those present (--strict-sources: an error); an unusable file stops the build, store untouched."""
+    from hpckg import project
+    from hpckg.cli.importreport import print_summary, run_plan, wants_progress
+    from hpckg.importers.run import UNCHANGED
+    from hpckg.importers.sources import plan
+
+    here = project.current()
+    if not here.sources:
+        return
+    planned = plan(here)
+    for problem in planned.problems:
+        print(f"hpckg build: {'error' if args.strict_sources else 'warning'}: {problem.message}", file=sys.stderr)
+    if planned.problems and args.strict_sources:
+        raise InputError(f"{len(planned.problems)} configured source(s) missing or without an importer "
+                         "(--strict-sources); download them, or build without --strict-sources")
+    if not planned.count:
+        return
+    if not args.quiet:
+        files = f"{planned.count} file" + ("s" if planned.count != 1 else "")
+        print(f"importing the configured sources ({files}) ...", file=sys.stderr, flush=True)
+    results = run_plan(planned, progress=wants_progress(args.progress, quiet=args.quiet))
+    if args.quiet:
+        return
+    if all(r.status == UNCHANGED for r in results):
+        print(f"  configured sources: {len(results)} unchanged since imported", file=sys.stderr)
+    else:
+        print_summary(results, sys.stderr)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from hpckg.build import build
 
     target = store_location(args)
+    if target is not None and not args.no_import:
+        import_configured_sources(args)
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
     summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
                     engine=args.engine, progress=_progress(args.quiet), wait=not args.no_wait,
@@ -138,15 +172,27 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "build", help="load, derive, validate and swap in a new store", formatter_class=formatter,
-        description="Load the ontology, shapes, data/ttl/ and any extra files (each in its own named graph), "
-                    "materialise the derived facts, validate, and replace the last good store only if "
-                    "validation passes. One build of a store runs at a time: another waits for it (or, with "
-                    "--no-wait, exits 2).\n\nexamples:\n  hpckg build\n  hpckg build --store /srv/hpckg/store "
-                    "imported/top500.nt\n  hpckg build --memory")
+        description="First bring the imports of the configured sources ([tool.hpckg.sources]) up to date: "
+                    "each file is imported, or skipped when unchanged; a source missing on this machine is one "
+                    "warning naming it and where to download it, and the build goes on with the others "
+                    "(--strict-sources: an error; --no-import, or --memory, which writes nothing: no import). "
+                    "Then load the ontology, shapes, data/ttl/, the imported graphs and any extra files (each "
+                    "in its own named graph), materialise the derived facts, validate, and replace the last "
+                    "good store only if validation passes. One build of a store runs at a time: another waits "
+                    "for it (or, with --no-wait, exits 2).\n\nexamples:\n  hpckg build\n"
+                    "  hpckg build --no-import --store /srv/hpckg/store imported/top500.nt\n"
+                    "  hpckg build --memory")
     add_store_option(p, memory="build in memory only (nothing written)",
                      help="where to build (default the project's .hpckg/store); an http(s) URL rebuilds a "
                           "SPARQL server's dataset through the Graph Store Protocol")
     p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
+    p.add_argument("--no-import", action="store_true",
+                   help="do not import the configured sources first; build from the graphs already imported")
+    p.add_argument("--strict-sources", action="store_true",
+                   help="a configured source that is missing, or has no importer, is an error (exit 2) instead "
+                        "of a warning")
+    p.add_argument("--progress", action="store_true",
+                   help="show the import progress bar on stderr even when it is not a terminal")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
     p.add_argument("--no-wait", action="store_true",
                    help="when another build of the same store is running, fail at once (exit 2) instead of "

@@ -12,10 +12,21 @@ A new source is one new module in this package and one row in IMPORTERS. The mod
     def read(path: Path, graph: str) -> Iterable[pyoxigraph.Quad]
                         the file's claims, sources and entities as quads in `graph`, emitted through the
                         claim builder (hpckg.claims); raise hpckg.errors.InputError for an unusable file
+                        (wrong columns, not the format, unreadable): the file is refused whole and its
+                        previous graph stays as it was. While read() runs, hpckg.importers.run.current_log()
+                        is the file's ImportLog: call log.row() once per data row read (the progress bar and
+                        the summary count them) and log.skip(row, column, reason) for a malformed row left
+                        out (its row or line number in the file, the column at fault, why), then go on.
+                        Systems and claims by tier are counted from the quads; the importer counts nothing
+                        else.
     USES_REFERENCE: bool                              (optional, default False)
                         True when read() maps names to curated entities through hpckg.reference; the
                         reference data's digest is then recorded with the graph, and a change to it redoes
                         the import as a changed file does
+    REPORTS_PROBLEMS: bool                            (optional, default False)
+                        True when read() takes a keyword `report`, a function it calls with one line per
+                        cell it could not use ("gpu_clusters.csv row 12 (line 14), column 'Country': ...")
+                        while it goes on with the rest; the lines are shown after the import
     def select(files: list[Path]) -> list[Path]      (optional)
                         which of a folder's matching files to read, when a source publishes one graph's
                         data in several files (TOP500 editions 2011-11 … 2014-11 as both XML and XLS):
@@ -35,6 +46,8 @@ from hpckg.errors import UnknownNameError
 
 # name (as typed after `hpckg import`) -> module; the one table of importers.
 IMPORTERS: dict[str, str] = {
+    "epoch-clusters": "hpckg.importers.epoch_clusters",
+    "epoch-datacenters": "hpckg.importers.epoch_datacenters",
     "epoch-hardware": "hpckg.importers.epoch_hardware",
     "top500": "hpckg.importers.top500",
 }

@@ -18,6 +18,7 @@ import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, entity_quads, make_claim, source_quads
 from hpckg.errors import InputError
+from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
 from hpckg.values import Iri
@@ -52,6 +53,15 @@ CATEGORIES = {"GPU": "accelerator", "GPGPU": "accelerator", "TPU": "accelerator"
 
 def graph_key(path: Path) -> str:
     return "ml-hardware"
+
+
+def part_slug(name: str) -> str:
+    """The slug of the part model Epoch calls `name`; the GPU clusters importer links its chips by it.
+
+    Epoch's parenthesised words tell variants apart ("MetaX MXC500 (PCIe)" and "(OAM)"), so they stay in
+    the slug, where slugify would drop a trailing qualifier and merge the two. Raises SlugError for a name
+    with no ASCII letters or digits."""
+    return slugify(name.replace("(", " ").replace(")", " "))
 
 
 def _number(text: str, factor: Decimal) -> Decimal | None:
@@ -99,17 +109,20 @@ def read(path: Path, graph: str) -> Iterator[ox.Quad]:
     yield ox.Quad(ox.NamedNode(entity("source", SOURCE)), ox.NamedNode("http://purl.org/dc/terms/license"),
                   ox.NamedNode(LICENCE), ox.NamedNode(graph))
     makers: set[str] = set()
+    log = current_log()
     for line, row in rows(path):
-        yield from row_quads(row, f"{path.name} line {line}", graph, makers)
+        log.row()
+        quads = list(row_quads(row, f"{path.name} line {line}", graph, makers))
+        if not quads:  # row_quads states nothing only for a row without a usable name
+            log.skip(line, "Hardware name", "no usable name, so no part model to state anything about")
+        yield from quads
 
 
 def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> Iterator[ox.Quad]:
     """One row: the part model, its maker (once per import) and a claim per filled cell."""
     name = row["Hardware name"].strip()
     try:
-        # Epoch's parenthesised words tell variants apart ("MetaX MXC500 (PCIe)" and "(OAM)"), so they stay
-        # in the slug, where slugify would drop a trailing qualifier and merge the two.
-        slug = slugify(name.replace("(", " ").replace(")", " "))
+        slug = part_slug(name)
     except SlugError:
         return  # a row with no usable name cannot become an entity; nothing else in it can be cited
     part = entity("part", slug)

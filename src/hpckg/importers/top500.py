@@ -52,12 +52,13 @@ from hpckg.claims import (
     some_value_claim,
     source_quads,
 )
+from hpckg.importers.run import current_log, shared_graph_iri
 from hpckg.importers.top500_files import Entry, edition_of
 from hpckg.importers.top500_identity import Identity, _same, entries_of, identities_for
 from hpckg.names import SlugError, slugify
-from hpckg.namespaces import entity
+from hpckg.namespaces import entity, hpc
 from hpckg.reference import Reference as Names
-from hpckg.terms import SKOS_ALT_LABEL
+from hpckg.terms import PROV_HAD_PRIMARY_SOURCE, SKOS_ALT_LABEL
 from hpckg.values import Iri, Value, Year, YearMonth
 
 TITLE = "The TOP500 list (top500.org), one file per edition"
@@ -76,6 +77,8 @@ PER_EDITION = (("rank", "listRank"), ("rmax_tflops", "rmax"), ("rpeak_tflops", "
                ("hpcg_tflops", "hpcg"), ("power_kw", "powerKW"), ("cores", "cores"),
                ("accelerator_cores", "acceleratorCores"), ("gflops_per_watt", "gflopsPerWatt"))
 COMPONENTS = (("processor", "cpu"), ("accelerator", "accelerator"), ("interconnect", "interconnect"))
+# What an edition's graph says about a repeated claim: that this edition states it, and where.
+ATTESTATION = {ox.NamedNode(PROV_HAD_PRIMARY_SOURCE), ox.NamedNode(hpc("edition")), ox.NamedNode(hpc("reference"))}
 
 
 def graph_key(path: Path) -> str:
@@ -148,20 +151,28 @@ def merge_twins(xml: Entry, sheet: Entry, *, row: int | None = None) -> Entry:
     return dataclasses.replace(xml, **values, row=row if row is not None else xml.row)
 
 
-def read(path: Path, graph: str) -> Iterator[ox.Quad]:
+REPORTS_PROBLEMS = True  # read() takes report=: cells it could not use (the row goes on)
+
+
+def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
     edition = edition_of(path)
     year, month = (int(part) for part in edition.split("-"))
     when = YearMonth(year, month)
     source = f"top500-{edition}"
-    yield from entity_quads("org", PUBLISHER, label="TOP500 project", graph=graph)
-    yield from entity_quads("dataset", LIST, label="TOP500", graph=graph)
+    shared = shared_graph_iri("top500")
+    yield from entity_quads("org", PUBLISHER, label="TOP500 project", graph=shared)
+    yield from entity_quads("dataset", LIST, label="TOP500", graph=shared)
     yield from list_edition_quads(source, label=f"TOP500 {edition_label(edition)}", edition_of=LIST,
                                   issued=when, graph=graph)
     yield from source_quads(source, title=f"TOP500 list, {edition_label(edition)}", kind="dataset-release",
                             url=f"https://top500.org/lists/top500/{year}/{month:02d}/", publisher=PUBLISHER,
                             issued=when, graph=graph)
     context = EditionContext(path, edition, source, when, graph)
+    log = current_log()
     for entry in merged_entries(path):
+        log.row()
+        for problem in entry.problems if report else ():
+            report(f"{path.name} {context.row_word} {entry.row}: {problem}")
         yield from context.entry_quads(entry)
 
 
@@ -170,6 +181,9 @@ class EditionContext:
 
     def __init__(self, path: Path, edition: str, source: str, when: YearMonth, graph: str):
         self.path, self.edition, self.source, self.when, self.graph = path, edition, source, when, graph
+        # Entities and repeated claims go to the importer's shared graph; this edition's graph holds its
+        # own figures and its attestation (source, edition, reference) of each repeated claim.
+        self.shared = shared_graph_iri("top500")
         self.date = dt.date(when.year, when.month, 1)
         self.names = Names.of_project()
         self.identities = identities_for(path)
@@ -207,11 +221,10 @@ class EditionContext:
         alt = [entry.name] if entry.name else []
         if entry.computer:
             alt.append(f"{entry.computer} ({entry.site})" if entry.site else entry.computer)
-        yield from entity_quads("system", slug, label=label, alt_labels=alt, graph=self.graph)
+        yield from entity_quads("system", slug, label=label, alt_labels=alt, graph=self.shared)
 
         def repeated(prop: str, value: Value, subject: str = system, note: str | None = None) -> list[ox.Quad]:
-            claim = make_claim(subject, prop, value, qualifier=value_key(value), note=note, **common)
-            return claim_quads(claim, graph=self.graph)
+            return self.split(make_claim(subject, prop, value, qualifier=value_key(value), note=note, **common))
 
         for field, prop in PER_EDITION:
             value = getattr(entry, field)
@@ -226,8 +239,7 @@ class EditionContext:
                                **common)
             yield from claim_quads(claim, graph=self.graph)
         if identity is not None and not identity.synthetic:
-            yield from claim_quads(external_id_claim(system, "top500SystemId", identity.system_id, **common),
-                                   graph=self.graph)
+            yield from self.split(external_id_claim(system, "top500SystemId", identity.system_id, **common))
         if entry.name:
             yield from repeated("name", entry.name)
         if entry.segment:
@@ -242,8 +254,7 @@ class EditionContext:
         if country:
             yield from repeated("country", Iri(country))
         note = f"The list names the site ({entry.site}), not an operator." if entry.site else None
-        yield from claim_quads(some_value_claim(system, "operator", note=note, qualifier="unknown", **common),
-                               graph=self.graph)
+        yield from self.split(some_value_claim(system, "operator", note=note, qualifier="unknown", **common))
         yield from self.integrator_quads(entry, slug, repeated)
         for field, role in COMPONENTS:
             text = getattr(entry, field)
@@ -251,10 +262,10 @@ class EditionContext:
                 component = self.component(slug, role)
                 yield from self.once(component, lambda c=component, r=role: entity_quads(
                     "component", c.rsplit("/", 1)[-1], label=f"{label} {r}", component_of=system, role=r,
-                    graph=self.graph))
+                    graph=self.shared))
                 part = self.names.find("part", text) or entity("part", _slug(text, "top500"))
                 yield from self.once(part, lambda p=part, t=text: entity_quads(
-                    "part", p.rsplit("/", 1)[-1], label=t, graph=self.graph))
+                    "part", p.rsplit("/", 1)[-1], label=t, graph=self.shared))
                 yield from repeated("partModel", Iri(part), subject=component)
 
     def integrator_quads(self, entry: Entry, slug: str, repeated) -> Iterator[ox.Quad]:
@@ -265,14 +276,14 @@ class EditionContext:
         if not organisations:
             organisations = [entity("org", _slug(maker, "top500-maker"))]
             yield from self.once(organisations[0], lambda: entity_quads(
-                "org", organisations[0].rsplit("/", 1)[-1], label=maker, graph=self.graph))
+                "org", organisations[0].rsplit("/", 1)[-1], label=maker, graph=self.shared))
         for organisation in organisations:
             # One integrator component per organisation: "Appro International / Cray Inc." is two suppliers,
             # each the one supplier of its component (supplierAtBuild is single-valued).
             component = self.component(slug, f"integrator-{organisation.rsplit('/', 1)[-1]}")
             yield from self.once(component, lambda c=component: entity_quads(
                 "component", c.rsplit("/", 1)[-1], label=f"{slug} integrator", component_of=entity("system", slug),
-                role="integrator", graph=self.graph))
+                role="integrator", graph=self.shared))
             yield from repeated("supplierAtBuild", Iri(organisation), subject=component,
                                 note=f"Listed as manufacturer: {maker}.")
 
@@ -291,9 +302,17 @@ class EditionContext:
         slug = site.rsplit("/", 1)[-1]
         label = f"TOP500 site {entry.site_id}" if slug.startswith("top500-site-") and entry.site_id else entry.site
         yield from self.once(site, lambda: entity_quads("site", slug, label=label, alt_labels=[entry.site],
-                                                        graph=self.graph))
+                                                        graph=self.shared))
         yield from [ox.Quad(ox.NamedNode(site), ox.NamedNode(SKOS_ALT_LABEL), ox.Literal(entry.site, language="en"),
-                            ox.NamedNode(self.graph))]
+                            ox.NamedNode(self.shared))]
+
+    def split(self, claim) -> list[ox.Quad]:
+        """A repeated claim's quads: what it states in the shared graph, this edition's attestation of it
+        (source, edition, reference) in the edition's graph."""
+        quads = claim_quads(claim, graph=self.shared)
+        edition = ox.NamedNode(self.graph)
+        return [ox.Quad(q.subject, q.predicate, q.object, edition) if q.predicate in ATTESTATION else q
+                for q in quads]
 
     def once(self, iri: str, make) -> list[ox.Quad]:
         if iri in self.written:

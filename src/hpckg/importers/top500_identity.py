@@ -99,17 +99,31 @@ class Identities:
 
     def ranks(self, edition: str) -> dict[int, Identity]:
         """rank -> identity for an edition, from its own file or its neighbours'."""
-        if not self._by_rank:
-            self._resolve()
+        if edition not in self._by_rank and edition in self.editions:
+            self._resolve(self._window(edition))
         return self._by_rank.get(edition, {})
 
-    def _resolve(self) -> None:
+    def _window(self, edition: str) -> list[str]:
+        """The run of consecutive editions around `edition` up to the nearest one with IDs on each side (or
+        a gap in the files): all that its identities can depend on, so only those files are read."""
+        window = [edition]
+        for step in (-1, 1):
+            current = edition
+            while self._with_ids(current) is None:
+                following = self._neighbour(current, step)
+                if following is None:
+                    break
+                window.append(following)
+                current = following
+        return sorted(set(window))
+
+    def _resolve(self, order: list[str]) -> None:
         """Every edition at once: IDs from the files that have them; then, oldest first, each edition without
         IDs from the one before through Previous Rank; then, newest first, from the one after (whose entries
         name this edition's rank as their Previous Rank), so a machine first listed in 2016-06 and still
         listed in 2017-11 gets its ID back through 2017-06 and 2016-11."""
-        known = {edition: self._with_ids(edition) for edition in self.order}
-        for edition in self.order:
+        known = {edition: self._with_ids(edition) for edition in order}
+        for edition in order:
             entries = known[edition]
             if entries is not None:
                 self._by_rank[edition] = {e.rank: Identity(e.system_id, "file") for e in entries
@@ -130,7 +144,7 @@ class Identities:
                 elif entry.rank:
                     result[entry.rank] = Identity(f"{edition}-rank-{entry.rank}", "first listed")
             self._by_rank[edition] = result
-        for edition in reversed(self.order):
+        for edition in reversed(order):
             following = self._neighbour(edition, 1)
             if known[edition] is not None or not following:
                 continue

@@ -123,9 +123,10 @@ def system_page(store, iri: str) -> SystemPage:
     """Everything the page of system `iri` shows, read from the store."""
     ontology = Ontology.read(store)
     identity = select(store, f"""
-        SELECT ?label ?slug ?alias ?read WHERE {{
+        SELECT ?label ?name ?slug ?alias ?read WHERE {{
           BIND(<{iri}> AS ?s)
           OPTIONAL {{ ?s rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }}
+          OPTIONAL {{ ?s hpc:name ?name }}
           OPTIONAL {{ ?s hpc:slug ?slug }}
           OPTIONAL {{ ?s skos:altLabel ?alias }}
           OPTIONAL {{ ?s hpc:read ?read }}
@@ -133,10 +134,15 @@ def system_page(store, iri: str) -> SystemPage:
     if not identity or not any(identity):
         raise UnknownNameError(f"no system with IRI {iri}")
     first = identity[0]
-    page = SystemPage(iri=iri, label=str(first.get("label") or iri.rsplit("/", 1)[-1]),
+    # An imported system's label is its record ("TOP500 system 180307"); its name claim (the truthy one,
+    # the latest the list gave) is what people call it, so the page is titled with that.
+    title = str(first.get("name") or first.get("label") or iri.rsplit("/", 1)[-1])
+    page = SystemPage(iri=iri, label=title,
                       slug=_opt(first.get("slug")), read=_opt(first.get("read")),
                       citation_threshold=ontology.threshold)
     page.aliases = list(dict.fromkeys(str(row["alias"]) for row in identity if "alias" in row))
+    if first.get("name") and first.get("label") and str(first["label"]) != title:
+        page.aliases = [str(first["label"]), *(a for a in page.aliases if a != title)]
 
     components = select(store, f"""
         SELECT ?component ?role ?order WHERE {{
