@@ -44,11 +44,23 @@ browser: ## install Debian's Chromium for the browser tests, where this user can
 	  echo "*** the browser tests will be SKIPPED. Install chromium (Debian: apt-get install chromium) to run them."; \
 	fi
 
-test: $(BIN)/hpckg browser ## run the linter and the whole test suite (installs Chromium for the browser tests)
+virtuoso: ## install Debian's Virtuoso 7 (virtuoso-opensource) for the Virtuoso tests, where this user can (root with apt-get)
+	@if command -v virtuoso-t >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing virtuoso-opensource for the Virtuoso tests (apt-get)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq virtuoso-opensource >/dev/null; \
+	else \
+	  echo "*** Virtuoso is not installed and this user cannot install it (not root, or no apt-get):"; \
+	  echo "*** the Virtuoso tests will be SKIPPED. Install it (Debian: apt-get install virtuoso-opensource) to run them."; \
+	fi
+
+test: $(BIN)/hpckg browser virtuoso ## run the linter and the whole test suite (installs Chromium and Virtuoso for their tests)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/pytest
 
 test-fast: $(BIN)/hpckg ## the quick loop: skip the slow pySHACL parity and browser tests
 	$(BIN)/pytest -m "not slow"
 
-.PHONY: help install run test test-fast browser context
+.PHONY: help install run test test-fast browser virtuoso context

@@ -61,8 +61,9 @@ class LiveServer:
             self.process.wait(5)
 
 
-def start_server(store: Path, *options: str, wait: float = 90.0) -> LiveServer:
-    """Start `hpckg serve` in a subprocess and wait until its SPARQL endpoint answers."""
+def start_server(store: Path | str, *options: str, wait: float = 90.0) -> LiveServer:
+    """Start `hpckg serve` (over a store folder or a SPARQL server's query URL) in a subprocess and wait until
+    its SPARQL endpoint answers."""
     process = subprocess.Popen(
         [hpckg_executable(), "serve", "--store", str(store), "--host", "127.0.0.1", "--port", "0", *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUTF8": "1"})

@@ -20,7 +20,7 @@ import pyoxigraph as ox
 from hpckg import datafiles, formats, linking, machinegraphs, paths, project
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
-from hpckg.store import AnyStore, RemoteStore, Store, parse_file, replace_directory
+from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.validate import ValidationReport, check_syntax
 from hpckg.validate import validate as validate_graph  # build()'s `validate` flag shadows the name
@@ -228,11 +228,11 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
     engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.validate.sparql_engine); "pyshacl" runs the reference
     validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
 
-    store_path None builds in memory; an http(s) URL rebuilds a remote SPARQL server's dataset (cleared
-    first, so validation happens before the clear: the remote store is only touched once the build passed).
+    store_path None builds in memory; an http(s) URL publishes to a SPARQL server once the build passed
+    locally: staging graphs first, then one switch (hpckg.remotebuild).
     """
     if isinstance(store_path, str) and store_path.startswith(("http://", "https://")):
-        return _build_remote(RemoteStore(store_path), extra=extra, validate=validate, engine=engine,
+        return _build_remote(remote_store(store_path), extra=extra, validate=validate, engine=engine,
                              progress=progress)
     if store_path is None:
         store = Store(None)
@@ -311,13 +311,14 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: s
 
 
 def _build_remote(remote: RemoteStore, *, extra, validate, engine, progress) -> BuildSummary:
-    # Build and validate locally in memory first; push to the server only when the build passed.
+    # Build and validate locally in memory first; publish to the server only when the build passed, into
+    # staging graphs that replace the live ones in one update at the end (hpckg.remotebuild).
+    from hpckg.remotebuild import publish
+
     local = Store(None)
     summary = populate(local, extra=extra, progress=progress)
     _validated(local, summary, validate, engine, progress)
-    remote.clear()
-    for graph in local.named_graphs():
-        remote.load_quads(local.quads(graph=graph), graph=graph)
+    publish(local, remote, progress=progress)
     summary.location = remote.location
     return summary
 

@@ -16,7 +16,9 @@ a copy frozen at install time.
 Configuration is read with tomllib from `hpckg.toml` at the root, else from `[tool.hpckg]` in the root's
 `pyproject.toml`; every key is optional and relative paths are relative to the root:
 
-    store  = ".hpckg/store"     # the embedded store `hpckg build` writes and every command reads
+    store  = ".hpckg/store"     # the embedded store `hpckg build` writes and every command reads,
+                                # or a SPARQL server's query URL ("http://127.0.0.1:8890/sparql")
+    store_credentials = "~/.config/hpckg/store.txt"  # `user:password` for that server's writes
     graphs = ".hpckg/graphs"    # machine-written graphs: imports and source checks (see below)
     data   = ["data/ttl"]       # people's Turtle: curated data files
 
@@ -61,7 +63,7 @@ PACKAGED_ROOT = (_PACKAGE_DIR / "_resources" if (_PACKAGE_DIR / "_resources" / "
 DEFAULT_STORE = ".hpckg/store"
 DEFAULT_GRAPHS = ".hpckg/graphs"
 DEFAULT_DATA = ("data/ttl",)
-CONFIG_KEYS = {"store", "graphs", "data", "sources", "publisher"}
+CONFIG_KEYS = {"store", "store_credentials", "graphs", "data", "sources", "publisher"}
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,12 @@ class Project:
 
     root: Path
     origin: str  # how the root was chosen, said in `hpckg build`'s summary
-    store: Path
+    store: Path | str  # a folder, or the query URL (str) of a SPARQL server
     graphs: Path
     data: tuple[Path, ...]
     sources: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     config_file: Path | None = None
+    store_credentials: Path | None = None  # a file holding `user:password` for a SPARQL server's writes
     packaged: bool = False  # the packaged copy, used outside any checkout: no configuration read
     # [publisher]: who publishes the dataset and where (hpckg.publish.settings reads it, with its defaults)
     publisher: dict[str, str] = field(default_factory=dict)
@@ -177,7 +180,12 @@ def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool
     if unknown:
         raise InputError(f"{config_file}: unknown hpckg setting(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(sorted(CONFIG_KEYS))}")
-    store = _paths(config.get("store", DEFAULT_STORE), "store", config_file, root)
+    store_value = config.get("store", DEFAULT_STORE)
+    url = isinstance(store_value, str) and store_value.startswith(("http://", "https://"))
+    store: tuple[Path | str, ...] = (store_value,) if url else _paths(store_value, "store", config_file, root)
+    credentials_file = config.get("store_credentials")
+    if credentials_file is not None and not isinstance(credentials_file, str):
+        raise InputError(f"{config_file}: store_credentials must be the path of a file holding user:password")
     graphs = _paths(config.get("graphs", DEFAULT_GRAPHS), "graphs", config_file, root)
     data = _paths(config.get("data", list(DEFAULT_DATA)), "data", config_file, root)
     if len(store) != 1 or len(graphs) != 1 or not data:
@@ -190,7 +198,9 @@ def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool
     if not isinstance(publisher, dict) or not all(isinstance(v, str) for v in publisher.values()):
         raise InputError(f"{config_file}: publisher must be a table of text settings (name, homepage, email, ...)")
     return Project(root=root, origin=origin, store=store[0], graphs=graphs[0], data=data, sources=sources,
-                   config_file=config_file, publisher=publisher)
+                   config_file=config_file, publisher=publisher,
+                   store_credentials=_paths(credentials_file, "store_credentials", config_file, root)[0]
+                   if credentials_file else None)
 
 
 def discover(*, explicit: Path | str | None = None, workdir: Path | None = None) -> Project:

@@ -11,6 +11,7 @@ import datetime as dt
 import fcntl
 import io
 import os
+import re
 import shutil
 import socket
 import sys
@@ -264,23 +265,41 @@ class Store:
         self._store = None  # type: ignore[assignment]
 
 
+# The graph in a SPARQL server that lists the named graphs of the build it serves (sd:namedGraph) and that
+# build's generation: readers query exactly those graphs, so a build's staging graphs, graphs of other
+# applications and a server's own system graphs never show up in hpckg's answers. See hpckg.remotebuild.
+CATALOGUE_GRAPH = "https://w3id.org/hpckg/graph/catalogue"
+SD_NAMED_GRAPH = "http://www.w3.org/ns/sparql-service-description#namedGraph"
+GENERATION = "http://purl.org/dc/terms/identifier"
+CREDENTIALS_HINT = ("; give the server's user and password in HPCKG_STORE_USER and HPCKG_STORE_PASSWORD, or "
+                    "in a file named by the configuration's store_credentials")
+GRAPH_STORE_BATCH = 50_000  # triples per Graph Store request: big enough to be fast, small enough to retry
+
+
 class RemoteStore:
     """A SPARQL 1.1 server (Oxigraph server, Fuseki, GraphDB, Virtuoso...) reached over the standard
     protocols: SPARQL 1.1 Protocol for queries and updates, Graph Store HTTP Protocol for loading.
 
-    `endpoint` is the query URL; `update_endpoint` and `graph_store` default to Oxigraph server's layout
-    (/update and /store beside /query). The server should expose the union of named graphs as its default
-    graph (oxigraph serve --union-default-graph, Fuseki's tdb2:unionDefaultGraph).
+    `endpoint` is the query URL; the update and graph store URLs and the authentication of writes come from
+    the server's profile (hpckg.servers) unless given. Queries see as their default graph the union of the
+    named graphs the catalogue graph lists, read once when the first query is made (like an embedded store's
+    generation: a reader stays on the graphs it found); a server without a catalogue is queried as it is.
     """
 
     def __init__(self, endpoint: str, *, update_endpoint: str | None = None, graph_store: str | None = None,
-                 timeout: float = 60.0):
+                 credentials: tuple[str, str] | None = None, auth: str | None = None, timeout: float = 120.0):
+        from hpckg.servers import profile_for
+
         self.endpoint = endpoint
-        root = endpoint.rsplit("/", 1)[0]
-        self.update_endpoint = update_endpoint or root + "/update"
-        self.graph_store = graph_store or root + "/store"
+        self.profile = profile_for(endpoint)
+        update_default, store_default = self.profile.endpoints(endpoint)
+        self.update_endpoint = update_endpoint or update_default
+        self.graph_store = graph_store or store_default
+        self.credentials = credentials
+        self.auth = auth or (self.profile.auth if credentials else "none")
         self.timeout = timeout
         self.path = None
+        self._live: list[str] | None = None
 
     @property
     def location(self) -> str:
@@ -288,61 +307,123 @@ class RemoteStore:
 
     def _wrapper(self, url: str, text: str, *, update: bool = False):
         """A SPARQLWrapper client for one request (the SPARQL 1.1 Protocol, POSTed URL-encoded)."""
-        from SPARQLWrapper import POST, SPARQLWrapper
+        from SPARQLWrapper import BASIC, DIGEST, POST, SPARQLWrapper
 
         wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
         wrapper.setMethod(POST)
         wrapper.setTimeout(int(self.timeout))
         wrapper.setOnlyConneg(True)  # ask by Accept header only, as the protocol says; no format= parameter
         wrapper.setQuery(text)
+        if update and self.auth != "none" and self.credentials:
+            wrapper.setHTTPAuth(DIGEST if self.auth == "digest" else BASIC)
+            wrapper.setCredentials(*self.credentials)
         if not update:
-            wrapper.addCustomHttpHeader("Accept", "application/sparql-results+json, application/n-triples;q=0.9")
+            # One media type per query form: offered both, Virtuoso answers SELECT in N-Triples, CONSTRUCT as
+            # a table of ?s ?p ?o.
+            graph = query_form(text) in ("CONSTRUCT", "DESCRIBE")
+            wrapper.addCustomHttpHeader("Accept", "application/n-triples" if graph
+                                        else "application/sparql-results+json")
         return wrapper
 
     def _send(self, wrapper, url: str) -> bytes:
-        from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException
+        import http.client
+
+        from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, SPARQLWrapperException, Unauthorized
+
+        # Virtuoso echoes each graph of the dataset as a response header (X-SPARQL-default-graph), and a
+        # build has hundreds of graphs; urllib (under SPARQLWrapper) refuses a response with more than 100.
+        http.client._MAXHEADERS = max(http.client._MAXHEADERS, 100_000)  # type: ignore[attr-defined]
 
         try:
             return wrapper.query().response.read()
         except QueryBadFormed as error:
             raise QuerySyntaxError(f"the SPARQL server rejected the request: {_server_said(error)}") from None
+        except Unauthorized:
+            raise StoreError(f"POST {url} failed: HTTP 401 unauthorised{CREDENTIALS_HINT}") from None
         except SPARQLWrapperException as error:
             raise StoreError(f"POST {url} failed: {_server_said(error)}") from None
+        except urllib.error.HTTPError as error:
+            raise StoreError(f"POST {url} failed: HTTP {error.code} {error.reason}"
+                             + (CREDENTIALS_HINT if error.code == 401 else "")) from None
         except (urllib.error.URLError, OSError) as error:
             raise StoreError(f"cannot reach the SPARQL server at {url}: {error}") from None
 
-    def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
-              default_graph: list[str] | None = None, named_graphs: list[str] | None = None
-              ) -> QueryResult:
-        wrapper = self._wrapper(self.endpoint, sparql_prefixes() + sparql if prefixes else sparql)
+    def live_graphs(self) -> list[str] | None:
+        """The named graphs of the build this reader sees (read from the catalogue graph once), or None
+        when the server holds no catalogue (a dataset hpckg did not build)."""
+        if self._live is None:
+            rows = self._select(f"SELECT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> "
+                                f"<{SD_NAMED_GRAPH}> ?g }} }}", named_graphs=[CATALOGUE_GRAPH])
+            self._live = sorted(row["g"].value for row in rows)
+        return self._live or None
+
+    def follow(self) -> None:
+        """Read the catalogue of live graphs again on the next query (to see a build published since)."""
+        self._live = None
+
+    def generation(self) -> int:
+        """The generation number of the build the server holds (0: none)."""
+        rows = list(self._select(f"SELECT ?n WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> "
+                                 f"<{GENERATION}> ?n }} }}", named_graphs=[CATALOGUE_GRAPH]))
+        return max((int(row["n"].value) for row in rows), default=0)
+
+    def _select(self, sparql: str, *, default_graph: list[str] | None = None,
+                named_graphs: list[str] | None = None) -> QueryResult:
+        wrapper = self._wrapper(self.endpoint, sparql)
         for graph in default_graph or []:
             wrapper.addParameter("default-graph-uri", graph)
         for graph in named_graphs or []:
             wrapper.addParameter("named-graph-uri", graph)
         data = self._send(wrapper, self.endpoint)
         if data.lstrip().startswith(b"{"):
+            if b'"bnode"' in data or b'"lang"' in data or b'"__ASK_RETVAL"' in data:
+                data = _standard_json(data)
             return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
         memory = ox.Store()
         memory.extend(ox.parse(data, format=ox.RdfFormat.N_TRIPLES))
         return memory.query("CONSTRUCT WHERE { ?s ?p ?o }")
 
+    def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
+              default_graph: list[str] | None = None, named_graphs: list[str] | None = None
+              ) -> QueryResult:
+        """Run a query on the server. The dataset is the build's graphs: their union as the default graph
+        (union=False: an empty default graph, as the build writes none) and each as a named graph, unless
+        `default_graph` or `named_graphs` say otherwise."""
+        live = self.live_graphs()
+        if live is not None:
+            if default_graph is None and union:
+                default_graph = live
+            if named_graphs is None:
+                named_graphs = live
+                if default_graph is None:  # union=False: the default graph is empty, not the whole server
+                    default_graph = [CATALOGUE_GRAPH + "#none"]
+        return self._select(sparql_prefixes() + sparql if prefixes else sparql, default_graph=default_graph,
+                            named_graphs=named_graphs)
+
     def update(self, sparql: str) -> None:
         self._send(self._wrapper(self.update_endpoint, sparql_prefixes() + sparql, update=True),
                    self.update_endpoint)
+        self._live = None
 
     def _graph_store(self, graph: str | None, payload: bytes) -> None:
         """POST triples into a graph with the Graph Store HTTP Protocol."""
         import httpx
 
         params = {"graph": graph} if graph else {"default": ""}
+        auth: httpx.Auth | None = None
+        if self.credentials and self.auth == "digest":
+            auth = httpx.DigestAuth(*self.credentials)
+        elif self.credentials and self.auth == "basic":
+            auth = httpx.BasicAuth(*self.credentials)
         try:
             response = httpx.post(self.graph_store, params=params, content=payload, timeout=self.timeout,
-                                  headers={"Content-Type": "application/n-triples"})
+                                  headers={"Content-Type": "application/n-triples"}, auth=auth)
         except httpx.HTTPError as error:
             raise StoreError(f"cannot reach the SPARQL server at {self.graph_store}: {error}") from None
         if response.is_error:
+            hint = CREDENTIALS_HINT if response.status_code == 401 else ""
             raise StoreError(f"POST {response.request.url} failed: HTTP {response.status_code} "
-                             f"{response.text[:500]}")
+                             f"{response.text[:500]}{hint}")
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
         quads = list(quads)
@@ -351,7 +432,11 @@ class RemoteStore:
             name = graph or (q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else None)
             by_graph.setdefault(name, []).append(q.triple)
         for name, triples in by_graph.items():
-            self._graph_store(name, ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES))
+            # A blank node label means one node only within one request: a graph that has any goes whole.
+            step = len(triples) if any(_has_blank_node(t) for t in triples) else GRAPH_STORE_BATCH
+            for start in range(0, len(triples), max(step, 1)):
+                batch = triples[start:start + step]
+                self._graph_store(name, ox.serialize(batch, format=ox.RdfFormat.N_TRIPLES))
         return len(quads)
 
     def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
@@ -362,8 +447,15 @@ class RemoteStore:
         self.update(f"DROP SILENT GRAPH <{graph}>")
 
     def named_graphs(self) -> list[str]:
-        result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }", union=False)
-        return sorted(row["g"].value for row in result)
+        """The build's named graphs (the catalogue's list), else every graph the server names."""
+        live = self.live_graphs()
+        if live is not None:
+            return list(live)
+        return self.server_graphs()
+
+    def server_graphs(self) -> list[str]:
+        """Every named graph on the server, whoever wrote it (the server's own system graphs too)."""
+        return sorted(row["g"].value for row in self._select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"))
 
     def quads(self, *, graph: str | None = None) -> Iterator[ox.Quad]:
         where = f"GRAPH <{graph}> {{ ?s ?p ?o }} BIND(<{graph}> AS ?g)" if graph else "GRAPH ?g { ?s ?p ?o }"
@@ -396,6 +488,44 @@ class RemoteStore:
 
 AnyStore = Store | RemoteStore
 
+_PROLOGUE = re.compile(r"\s*(?:#[^\n]*\n|PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s*<[^>]*>)", re.I)
+
+
+def query_form(text: str) -> str:
+    """SELECT, CONSTRUCT, DESCRIBE or ASK: the first keyword after the prologue (comments, PREFIX, BASE)."""
+    position = 0
+    while match := _PROLOGUE.match(text, position):
+        if match.end() == position:
+            break
+        position = match.end()
+    word = re.match(r"\s*([A-Za-z]+)", text[position:])
+    return word.group(1).upper() if word else ""
+
+
+def _standard_json(data: bytes) -> bytes:
+    """SPARQL JSON results as the standard writes them, from what Virtuoso 7 sends: blank node labels RDF
+    allows (Virtuoso's `nodeID://b10006` are refused by pyoxigraph; a label stays one node within the
+    answer, as the protocol promises, no more), `xml:lang` for its `lang`, and an ASK answer as a boolean
+    (Virtuoso answers ASK as a table of one variable, __ASK_RETVAL, with one row when true)."""
+    import json
+
+    results = json.loads(data)
+    if results.get("head", {}).get("vars") == ["__ASK_RETVAL"]:
+        rows = results.get("results", {}).get("bindings", [])
+        true = bool(rows) and rows[0].get("__ASK_RETVAL", {}).get("value") not in ("0", "false")
+        return json.dumps({"head": {}, "boolean": true}).encode("utf-8")
+    for row in results.get("results", {}).get("bindings", []):
+        for term in row.values():
+            if term.get("type") == "bnode":
+                term["value"] = re.sub(r"[^A-Za-z0-9_]", "_", term["value"])
+            if "lang" in term:  # an older spelling of xml:lang
+                term["xml:lang"] = term.pop("lang")
+    return json.dumps(results).encode("utf-8")
+
+
+def _has_blank_node(triple: ox.Triple) -> bool:
+    return isinstance(triple.subject, ox.BlankNode) or isinstance(triple.object, ox.BlankNode)
+
 
 def _server_said(error: Exception) -> str:
     """What the server answered, without SPARQLWrapper's boilerplate around it."""
@@ -407,8 +537,17 @@ def open_store(location: str | Path | None, *, read_only: bool = False) -> AnySt
     """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint, or None
     for a fresh in-memory store."""
     if isinstance(location, str) and location.startswith(("http://", "https://")):
-        return RemoteStore(location)
+        return remote_store(location)
     return Store(location, read_only=read_only)
+
+
+def remote_store(url: str) -> RemoteStore:
+    """A RemoteStore at the query URL `url`, with the credentials from the environment or the file the
+    project's configuration names (hpckg.servers.credentials)."""
+    from hpckg import project
+    from hpckg.servers import credentials
+
+    return RemoteStore(url, credentials=credentials(project.current().store_credentials))
 
 
 def replace_directory(new: Path, target: Path) -> None:

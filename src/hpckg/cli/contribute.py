@@ -103,8 +103,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--base", default=None, metavar="REV",
                        help="compare files that already exist with this git revision: edited or removed claims "
                             "are errors (default: the merge base of HEAD with the main branch)")
-    check.add_argument("--store", type=Path, default=None, metavar="PATH",
-                       help="read the curated graph from a built store (opened read-only) instead of data/ttl/")
+    check.add_argument("--store", default=None, metavar="PATH|URL",
+                       help="read the curated graph from a built store (opened read-only) or a SPARQL server's "
+                            "query URL instead of data/ttl/")
     check.add_argument("--with-imports", action="store_true",
                        help="also load the imported datasets' graphs (TOP500, Epoch AI) as context: slower")
     check.set_defaults(handler=cmd_check)
@@ -173,7 +174,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from hpckg.contribute.check import check_files
     from hpckg.store import require_built
 
-    if args.store is not None:
+    if args.store is not None and not args.store.startswith(("http://", "https://")):
         require_built(args.store)
     report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports)
     print(report.to_json() if args.format == "json" else report.to_text())

@@ -25,7 +25,7 @@ def store_location(args: argparse.Namespace) -> str | Path | None:
     if getattr(args, "memory", False):
         return None
     if args.store is None:
-        return project.current().store
+        return project.current().store  # a folder, or a URL string from the configuration
     if args.store.startswith(("http://", "https://")):
         return args.store
     return Path(args.store)

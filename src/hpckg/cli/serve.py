@@ -18,6 +18,7 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 EXAMPLES = """\
 examples:
   hpckg serve                                  http://127.0.0.1:8000 over .hpckg/store
+  hpckg serve --store http://127.0.0.1:8890/sparql   pages and queries from a Virtuoso built into
   hpckg serve --port 9000 --timeout 10 --workers 4
   curl -H 'Accept: text/csv' 'http://127.0.0.1:8000/sparql?query=SELECT+*+WHERE+{?s+a+hpc:System}'
   curl -H 'Accept: text/turtle' http://127.0.0.1:8000/id/system/kalos
@@ -36,8 +37,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Serve the store built by `hpckg build`: the SPARQL 1.1 Protocol at /sparql, entity IRIs "
                     "at /id/<kind>/<slug>, HTML pages, canned queries and VoID.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_store_option(parser, remote=False, help="the store built by `hpckg build` (opened read-only; default "
-                                                "the project's .hpckg/store)")
+    add_store_option(parser, help="the store built by `hpckg build` (opened read-only; default the project's "
+                                  ".hpckg/store), or the query URL of the SPARQL server it was built into")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 = any)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -170,8 +171,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     from hpckg.store import require_built
 
-    store = Path(store_location(args))
-    require_built(store)  # the server follows the store path to each new generation a build makes
+    location = store_location(args)
+    if isinstance(location, str):  # a SPARQL server's query URL: queries, pages and data are read from it
+        if args.allow_update_token:
+            raise InputError("--allow-update-token works on the embedded store only; update a SPARQL server "
+                             "through its own endpoint")
+        store: Path | str = location
+    else:
+        store = Path(location)
+        require_built(store)  # the server follows the store path to each new generation a build makes
     level = args.log_level or ("info" if args.verbose else "warning")
     configure_logging(level, access=args.verbose)
     settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,

@@ -60,7 +60,9 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
         return report
-    context = GraphContext(parsed, store_path=Path(store_path) if store_path else None, imports=imports)
+    remote = isinstance(store_path, str) and store_path.startswith(("http://", "https://"))
+    context = GraphContext(parsed, store_path=(store_path if remote else Path(store_path)) if store_path else None,
+                           imports=imports)
     mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
     check_in_context(context, report, baseline_fn=lambda: _baseline(mine, imports))
     imported = [f for f in machinegraphs.all_files()

@@ -7,6 +7,7 @@ check never writes the built store nor touches a running server.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -22,7 +23,7 @@ from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.references import is_reference, undefined_reference
-from hpckg.store import Store
+from hpckg.store import Store, open_store
 from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
@@ -52,7 +53,7 @@ def _same_value(a: Value, b: Value) -> bool:
 class GraphContext:
     """The curated graph plus the contribution, in memory, with the lookups the checks need."""
 
-    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | None = None, imports: bool = False):
+    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | str | None = None, imports: bool = False):
         self.parsed = parsed
         self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
         self.store = Store(None)
@@ -71,15 +72,17 @@ class GraphContext:
         self.claim_graphs: dict[str, str] = {}  # claim IRI -> the graph (file) that states it
         self._index()
 
-    def _copy_built_store(self, store_path: Path) -> None:
-        built = Store(store_path, read_only=True)
+    def _copy_built_store(self, store_path: Path | str) -> None:
+        """Read the built graph from an embedded store or, given a URL, a SPARQL server (hpckg.store)."""
+        built = open_store(store_path, read_only=True)
         try:
             skip = set(self.graphs) | {DERIVED_GRAPH}
-            with built.reading():
+            with built.reading() if isinstance(built, Store) else contextlib.nullcontext():
                 self.store.load_quads(q for q in built.quads() if not (
                     isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in skip))
         finally:
-            built._store = None  # read-only: nothing to flush; just drop the handle
+            if isinstance(built, Store):
+                built._store = None  # read-only: nothing to flush; just drop the handle
 
     def _index(self) -> None:
         for quad in self.store.quads():

@@ -58,6 +58,7 @@ from hpckg.serve import urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
+from hpckg.serve.remote import FOLLOW_SECONDS, is_url
 from hpckg.serve.sparql import (
     MAX_NESTING,
     QueryRequest,
@@ -86,7 +87,7 @@ from hpckg.serve.workers import (
     reopen,
     run_job,
 )
-from hpckg.store import Store, current_generation
+from hpckg.store import RemoteStore, Store, current_generation
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ class HttpError(Exception):
 
 @dataclass
 class Settings:
-    store_path: Path
+    store_path: Path | str  # the embedded store's path, or a SPARQL server's query URL
     timeout: float = 30.0
     max_results: int = 10_000
     update_token: str | None = None
@@ -197,13 +198,16 @@ class Service:
         self.settings = settings
         # The store path names one generation of the store at a time (hpckg build switches it atomically);
         # everything here reads the generation it resolved, and refresh() moves to a newer one as a whole.
-        self.generation_path = current_generation(settings.store_path)
+        self.remote = is_url(settings.store_path)  # a SPARQL server's query URL (hpckg.serve.remote)
+        self.generation_path = settings.store_path if self.remote else current_generation(settings.store_path)
         self.store = self._open(self.generation_path)
+        self._followed_at = time.monotonic()
         self._switch_lock = threading.Lock()
         try:
             self.views = Views(self.store, settings.base_iri)
             self.pool = WorkerPool(self.generation_path, size=settings.workers, slow_slots=settings.slow_slots,
-                                   allow_network=settings.allow_service, memory_mb=settings.query_memory_mb)
+                                   allow_network=settings.allow_service or self.remote,
+                                   memory_mb=settings.query_memory_mb)
             self.stats = statistics(self.store)
         except BaseException:
             if hasattr(self, "pool"):
@@ -284,13 +288,33 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
-    def _open(self, generation: Path) -> Store:
+    def _open(self, generation: Path | str) -> Store | RemoteStore:
+        if self.remote:
+            return RemoteStore(str(generation))
         return Store(generation, read_only=self.settings.update_token is None)
+
+    def _follow_server(self) -> None:
+        """Over a SPARQL server: every FOLLOW_SECONDS, when a build has switched the server to a new
+        generation, move the pages, statistics and query workers to it together."""
+        if time.monotonic() - self._followed_at < FOLLOW_SECONDS:
+            return
+        self._followed_at = time.monotonic()
+        fresh = RemoteStore(self.settings.store_path)
+        if fresh.generation() == self.store.generation():
+            return
+        with self._switch_lock:
+            views, stats = Views(fresh, self.settings.base_iri), statistics(fresh)
+            self.store, self.views, self.stats = fresh, views, stats
+            self.pool.switch(self.settings.store_path)
+            logger.info("switched to generation %d of %s (a new build)", fresh.generation(), fresh.location)
 
     def refresh(self) -> None:
         """Between requests: when a build has switched the store path to a newer generation, open it and
         move the page store, the statistics and the query workers to it together (a readlink when
         nothing changed)."""
+        if self.remote:
+            self._follow_server()
+            return
         try:
             latest = current_generation(self.settings.store_path)
         except StoreError:

@@ -247,7 +247,12 @@ def worker_main(conn: multiprocessing.connection.Connection, store_path: str, al
 
 def reopen(store_path: str, attempts: int = 40) -> ox.Store:
     """Open the store read-only again after an update. The writer may be compacting (replacing files the
-    manifest names) at that moment, so a failed open is retried briefly."""
+    manifest names) at that moment, so a failed open is retried briefly. A URL is a SPARQL server's query
+    URL: queries are forwarded to it (hpckg.serve.remote)."""
+    from hpckg.serve.remote import ServerQueries, is_url
+
+    if is_url(store_path):
+        return ServerQueries(store_path)  # type: ignore[return-value]
     for attempt in range(attempts):
         try:
             return ox.Store.read_only(store_path)

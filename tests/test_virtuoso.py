@@ -1,0 +1,236 @@
+"""hpckg against a real Virtuoso 7 (Debian's virtuoso-opensource), started for this module on free loopback
+ports with its own ini file and database folder (tests/virtuoso_server.py).
+
+The `hpckg` command builds into it (validated locally, staged, switched), queries and checks against it,
+every canned query answers the same as on the embedded store, and a build killed while it loads leaves the
+previous graphs answering.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from answers import answer, concatenations, differences, ordered
+from hpckg.query import canned_queries
+from hpckg.remotebuild import STAGING
+from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
+from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
+
+from conftest import ROOT, copy_project, hpckg_executable
+
+
+@pytest.fixture(scope="module")
+def virtuoso(tmp_path_factory) -> Virtuoso:
+    server = start_virtuoso(tmp_path_factory.mktemp("virtuoso"))
+    yield server
+    stop_virtuoso(server)
+
+
+def hpckg(*args: str, env: dict[str, str], cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([hpckg_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def reader(server: Virtuoso) -> RemoteStore:
+    """A fresh reader: it reads the catalogue of live graphs once, on its first query."""
+    return RemoteStore(server.sparql)
+
+
+@pytest.fixture(scope="module")
+def seed(tmp_path_factory) -> Path:
+    """A copy of the project's seed data (no machine-written graphs a checkout may hold), built into its
+    embedded store by the real command."""
+    project = copy_project(tmp_path_factory.mktemp("seed-project"))
+    completed = hpckg("build", "--quiet", env=os.environ.copy(), cwd=project)
+    assert completed.returncode == 0, completed.stderr
+    return project
+
+
+@pytest.fixture(scope="module")
+def built(virtuoso, seed) -> Virtuoso:
+    """The same graph built into Virtuoso by the real command, credentials in the environment."""
+    completed = hpckg("build", "--store", virtuoso.sparql, env=virtuoso.env(), cwd=seed)
+    assert completed.returncode == 0, completed.stderr
+    assert f"switched {virtuoso.sparql} to generation" in completed.stderr
+    return virtuoso
+
+
+@pytest.fixture(scope="module")
+def embedded(seed) -> Store:
+    return Store(seed / ".hpckg" / "store", read_only=True)
+
+
+def test_build_query_and_check_through_the_command(built, embedded, seed):
+    remote = reader(built)
+    assert remote.triple_count() == embedded.triple_count()
+    assert remote.named_graphs() == embedded.named_graphs()
+    # Virtuoso's own graphs exist on the server but are no part of hpckg's dataset
+    assert "http://www.openlinksw.com/schemas/virtrdf#" in remote.server_graphs()
+    assert not [g for g in remote.named_graphs() if "openlinksw" in g]
+    types = {row["t"].value for row in remote.query("SELECT DISTINCT ?t WHERE { ?x a ?t }")}
+    assert types == {row["t"].value for row in embedded.query("SELECT DISTINCT ?t WHERE { ?x a ?t }")}
+
+    completed = hpckg("query", "acme-total", "--format", "csv", "--store", built.sparql, env=os.environ.copy(),
+                      cwd=seed)
+    assert completed.returncode == 0, completed.stderr
+    assert "https://w3id.org/hpckg/id/system/kalos" in completed.stdout
+    completed = hpckg("check", "--store", built.sparql, "data/ttl/systems/kalos.ttl", env=os.environ.copy(),
+                      cwd=seed)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "passes every check" in completed.stdout
+
+
+def test_writes_without_credentials_are_refused_and_change_nothing(built, seed):
+    before = reader(built).generation()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HPCKG_STORE_")}
+    completed = hpckg("build", "--store", built.sparql, env=env, cwd=seed)
+    assert completed.returncode != 0
+    assert "401" in completed.stderr and "HPCKG_STORE_USER" in completed.stderr
+    assert reader(built).generation() == before
+
+
+def test_the_configuration_names_the_server_and_a_credentials_file(built, tmp_path):
+    project = copy_project(tmp_path / "project")
+    secret = tmp_path / "store-credentials.txt"
+    secret.write_text(f"{built.user}:{built.password}\n", encoding="utf-8")
+    (project / "hpckg.toml").write_text(f'store = "{built.sparql}"\nstore_credentials = "{secret}"\n',
+                                        encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HPCKG_")}
+    before = reader(built).generation()
+    completed = hpckg("build", env=env, cwd=project)
+    assert completed.returncode == 0, completed.stderr
+    assert reader(built).generation() == before + 1
+    completed = hpckg("query", "acme-total", "--format", "csv", env=env, cwd=project)
+    assert completed.returncode == 0, completed.stderr
+    assert "https://w3id.org/hpckg/id/site/acme" in completed.stdout
+
+
+def test_every_canned_query_answers_the_same_on_virtuoso(built, embedded):
+    remote = reader(built)
+    answered, failures = [], []
+    for query in canned_queries():
+        text = query.bind()
+        concatenated = concatenations(text)
+        expected = answer(embedded.query(text, prefixes=False), concatenated)
+        found = answer(remote.query(text, prefixes=False), concatenated)
+        problem = differences(expected, found, in_order=ordered(text))
+        if problem:
+            failures.append(f"{query.name}: {problem}")
+        if expected[1]:
+            answered.append(query.name)
+    assert not failures, "\n".join(failures)
+    # not a comparison of empty answers: every query the seed data can answer (no `# needs:` an import) has rows
+    assert {q.name for q in canned_queries() if not q.needs} <= set(answered), answered
+
+
+def test_a_build_killed_while_it_loads_leaves_the_previous_graphs(built, embedded, seed):
+    before = reader(built)
+    generation, graphs, triples = before.generation(), before.named_graphs(), before.triple_count()
+    acme = sorted(answer(before.query(canned("acme-total"), prefixes=False))[1])
+    env = {**built.env(), "HPCKG_TEST_PAUSE_AT": "remote-loading"}
+    process = subprocess.Popen([hpckg_executable(), "build", "--store", built.sparql], cwd=seed, env=env,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        for line in process.stderr:
+            if "paused at remote-loading" in line or time.monotonic() > deadline:
+                break
+        assert process.poll() is None, "the build ended before it was killed"
+        # it has loaded a staging graph: the server holds it, readers do not see it
+        assert [g for g in reader(built).server_graphs() if g.startswith(STAGING)]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    after = reader(built)
+    assert after.generation() == generation
+    assert after.named_graphs() == graphs
+    assert after.triple_count() == triples == embedded.triple_count()
+    assert sorted(answer(after.query(canned("acme-total"), prefixes=False))[1]) == acme
+    assert not [g for g in after.named_graphs() if g.startswith(STAGING)]
+
+    # the next build drops what the killed one left and switches
+    completed = hpckg("build", "--store", built.sparql, env=built.env(), cwd=seed)
+    assert completed.returncode == 0, completed.stderr
+    final = reader(built)
+    assert final.generation() == generation + 1
+    assert not [g for g in final.server_graphs() if g.startswith(STAGING)]
+    assert final.triple_count() == triples
+    assert CATALOGUE_GRAPH not in final.named_graphs()
+
+
+def test_a_dataset_of_hundreds_of_graphs_is_answered(built):
+    # Virtuoso echoes each graph of the dataset as a response header: hundreds, as a large build has
+    graphs = [f"https://w3id.org/hpckg/graph/test/{i}" for i in range(300)]
+    remote = reader(built)
+    empty = remote.query("ASK { ?s ?p ?o }", default_graph=graphs, named_graphs=graphs)
+    found = remote.query("ASK { sys:kalos ?p ?o }", default_graph=graphs + remote.named_graphs())
+    assert isinstance(empty, ox.QueryBoolean) and isinstance(found, ox.QueryBoolean)
+    assert (bool(empty), bool(found)) == (False, True)
+
+
+def canned(name: str) -> str:
+    return next(q for q in canned_queries() if q.name == name).bind()
+
+
+def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded, seed, tmp_path):
+    import httpx
+
+    from serve_live import start_server
+
+    server = start_server(built.sparql)
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            home = client.get("/", headers={"Accept": "text/html"})
+            assert home.status_code == 200, home.text[:500]
+            page = client.get("/page/system/kalos", headers={"Accept": "text/html"})
+            assert page.status_code == 200, page.text[:500]
+            assert "<title>Kalos (Shanghai AI Lab)" in page.text
+
+            text = "SELECT ?org WHERE { sys:kalos hpc:operator ?org }"
+            found = client.post("/sparql", data={"query": text},
+                                headers={"Accept": "application/sparql-results+json"})
+            assert found.status_code == 200, found.text[:500]
+            assert [b["org"]["value"] for b in found.json()["results"]["bindings"]] == [
+                row["org"].value for row in embedded.query(text)]
+
+            # a canned query through the server answers what the embedded store answers
+            csv = client.get("/queries/acme-total.csv")
+            assert csv.status_code == 200, csv.text[:500]
+            systems = {row["system"].value for row in embedded.query(canned("acme-total"), prefixes=False)}
+            assert systems and all(system in csv.text for system in systems)
+
+            # CONSTRUCT comes back as a graph, and the Graph Store read access lists the build's graphs only
+            graph = client.post("/sparql", data={"query": "CONSTRUCT { sys:kalos ?p ?o } WHERE { sys:kalos ?p ?o }"},
+                                headers={"Accept": "application/n-triples"})
+            assert graph.status_code == 200 and "<https://w3id.org/hpckg/id/system/kalos>" in graph.text
+            derived = client.get("/store", params={"graph": "https://w3id.org/hpckg/graph/derived"},
+                                 headers={"Accept": "application/n-triples"})
+            assert derived.status_code == 200
+            assert len(derived.text.strip().splitlines()) == len(list(
+                embedded.quads(graph="https://w3id.org/hpckg/graph/derived")))
+            assert client.get("/store", params={"graph": CATALOGUE_GRAPH}).status_code == 404
+
+            # a build published while the server runs is followed: its new graph is answered within seconds
+            extra = tmp_path / "extra.nt"
+            extra.write_text("<https://w3id.org/hpckg/id/test/published> <http://www.w3.org/2000/01/rdf-schema#label>"
+                             ' "published while serving" .\n', encoding="utf-8")
+            completed = hpckg("build", "--no-validate", "--store", built.sparql, str(extra), env=built.env(),
+                              cwd=seed)
+            assert completed.returncode == 0, completed.stderr
+            ask = {"query": "ASK { <https://w3id.org/hpckg/id/test/published> ?p ?o }"}
+            deadline = time.monotonic() + 20
+            while not client.post("/sparql", data=ask, headers={"Accept": "application/sparql-results+json"}
+                                  ).json()["boolean"]:
+                assert time.monotonic() < deadline, "the server did not follow the new build"
+                time.sleep(0.5)
+    finally:
+        server.stop()
+        hpckg("build", "--store", built.sparql, env=built.env(), cwd=seed)  # the seed graph again
+

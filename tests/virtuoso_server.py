@@ -1,0 +1,116 @@
+"""A real Virtuoso 7 (Debian's virtuoso-opensource, `virtuoso-t`) for the tests: its own virtuoso.ini and
+database folder in a temporary folder, free loopback ports, run in the foreground and killed at the end.
+
+`make test` installs the package as root with apt-get where it can; elsewhere the Virtuoso tests are skipped
+with the reason, except under CI, where a missing Virtuoso fails them (as a missing Chromium does).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# /var/lib/virtuoso-opensource-7/vsp is the package's own web root; the server needs one to start its HTTP side.
+INI = """\
+[Database]
+DatabaseFile = {folder}/virtuoso.db
+ErrorLogFile = {folder}/virtuoso.log
+LockFile = {folder}/virtuoso.lck
+TransactionFile = {folder}/virtuoso.trx
+xa_persistent_file = {folder}/virtuoso.pxa
+[TempDatabase]
+DatabaseFile = {folder}/virtuoso-temp.db
+TransactionFile = {folder}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:{sql_port}
+DisableUnixSocket = 1
+NumberOfBuffers = 20000
+MaxDirtyBuffers = 15000
+DirsAllowed = {folder}
+[HTTPServer]
+ServerPort = 127.0.0.1:{http_port}
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+ServerThreads = 10
+[SPARQL]
+ResultSetMaxRows = 1000000
+MaxQueryExecutionTime = 120
+"""
+
+
+@dataclass
+class Virtuoso:
+    process: subprocess.Popen
+    base: str  # http://127.0.0.1:<port>
+    user: str
+    password: str
+    folder: Path
+
+    @property
+    def sparql(self) -> str:
+        return f"{self.base}/sparql"
+
+    def env(self) -> dict[str, str]:
+        """The environment an hpckg process writing to this server runs with (credentials never go on the
+        command line)."""
+        return {**os.environ, "PYTHONUTF8": "1", "HPCKG_STORE_USER": self.user,
+                "HPCKG_STORE_PASSWORD": self.password}
+
+
+def require_virtuoso() -> str:
+    found = shutil.which("virtuoso-t")
+    if found:
+        return found
+    reason = ("Virtuoso is not installed, so the Virtuoso tests cannot run: `make test` installs it as root with "
+              "apt-get; otherwise install Debian's virtuoso-opensource package")
+    if os.environ.get("CI"):
+        pytest.fail(reason + " (CI is set: CI never skips the Virtuoso tests)", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_virtuoso(folder: Path, timeout: float = 120) -> Virtuoso:
+    """Start virtuoso-t on free loopback ports, wait until /sparql answers, and give dba a fresh password."""
+    binary = require_virtuoso()
+    sql_port, http_port = free_port(), free_port()
+    ini = folder / "virtuoso.ini"
+    ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port), encoding="utf-8")
+    log = (folder / "stdout.log").open("wb")
+    process = subprocess.Popen([binary, "+configfile", str(ini), "+foreground"], cwd=folder, stdout=log,
+                               stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{http_port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/sparql?query=ASK%7B%7D", timeout=5).read()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                said = (folder / "stdout.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"virtuoso-t did not start:\n{said}") from None
+            time.sleep(0.3)
+    password = secrets.token_hex(8)
+    isql = shutil.which("isql-vt") or shutil.which("isql")
+    assert isql, "isql-vt (part of virtuoso-opensource) is missing"
+    subprocess.run([isql, f"127.0.0.1:{sql_port}", "dba", "dba", f"exec=user_set_password('dba', '{password}');"],
+                   check=True, capture_output=True, timeout=60)
+    return Virtuoso(process=process, base=base, user="dba", password=password, folder=folder)
+
+
+def stop_virtuoso(server: Virtuoso) -> None:
+    server.process.kill()
+    server.process.wait(timeout=30)
