@@ -53,7 +53,7 @@ from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.querytext import undefined_terms
-from hpckg.serve import urls
+from hpckg.serve import lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
@@ -92,6 +92,8 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
+EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
 STRIKE_SECONDS = 600.0
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
@@ -594,6 +596,8 @@ class Routes:
 
     def __init__(self, service: Service):
         self.service = service
+        self.rows: OrderedDict[tuple, list[dict[str, object]]] = OrderedDict()  # see query_rows
+        self.rows_lock = threading.Lock()
 
     # ---- SPARQL protocol ----------------------------------------------------------------------------
 
@@ -713,6 +717,78 @@ class Routes:
                 raise
             results = error_box(error)
         return html_response(self.service.views.canned(query, results, params))
+
+    # ---- lists ------------------------------------------------------------------------------------------
+
+    @guarded
+    def lists(self, request: Request) -> Response:
+        rows = self.query_rows(client_of(request), "top500-editions", {})
+        rows.sort(key=lambda row: str(row.get("edition")), reverse=True)
+        return html_response(self.service.views.lists_index(rows))
+
+    @guarded
+    def named_list(self, request: Request) -> Response:
+        """/lists/epoch-clusters (and its .csv/.json twins); /lists/top500 is the editions, or the edition
+        a form chose (?edition=2025-06)."""
+        name, _, ext = request.path_params["name"].partition(".")
+        if name == "top500" and not ext:
+            edition = first(request.query_params, "edition")
+            return redirect(urls.top500_list(edition)) if edition else self.lists(request)
+        if name != lists.EPOCH_CLUSTERS.name:
+            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters")
+        return self.list_response(request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
+                                  lists.EPOCH_CLUSTERS.title)
+
+    @guarded
+    def top500_list(self, request: Request) -> Response:
+        edition, _, ext = request.path_params["edition"].partition(".")
+        if not EDITION.fullmatch(edition):
+            raise HttpError(404, "unknown-edition", f"a TOP500 edition is named YYYY-MM (2025-06), not {edition!r}")
+        editions = sorted((str(row["edition"]) for row in self.query_rows(client_of(request), "top500-editions", {})),
+                          reverse=True)
+        if edition not in editions:
+            raise HttpError(404, "unknown-edition",
+                            f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}")
+        return self.list_response(request, lists.TOP500, ext, {"edition": edition}, urls.top500_list(edition),
+                                  f"TOP500, {edition}", editions)
+
+    def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
+        """The rows a canned query answers, its declared parameters bound (checked against their types);
+        kept per store generation, so sorting or paging a list again does not run its query again."""
+        text = self.service.canned()[name].bind(params)
+        key = (self.service.pool.generation, text)
+        with self.rows_lock:
+            rows = self.rows.get(key)
+        if rows is None:
+            rows = lists.rows_from_results(json.loads(self.service.run(client, Job(text, "json", "ttl")).body))
+            with self.rows_lock:
+                self.rows[key] = rows
+                while len(self.rows) > LIST_ROWS_KEPT:
+                    self.rows.popitem(last=False)
+        return rows
+
+    def list_response(self, request: Request, spec: lists.ListSpec, ext: str, query_params: dict[str, str],
+                      base: str, heading: str, editions: list[str] | None = None) -> Response:
+        rows = self.query_rows(client_of(request), spec.query, query_params)
+        params = {key: first(request.query_params, key) or "" for key in request.query_params}
+        try:
+            page = lists.select(spec, rows, params, query_params)
+        except InputError as error:
+            raise HttpError(400, "invalid-parameter", str(error)) from None
+        query_url = urls.query_editor(self.service.canned()[spec.query].bind(query_params))
+        twins = {fmt: page.url(f"{base.partition('?')[0]}.{fmt}", page=None, per=None) for fmt in ("csv", "json")}
+        if not ext:
+            preferred = next((t for t in accepted(request.headers.get("accept", ""))
+                              if t in ("text/html", "text/csv", "application/json")), "text/html")
+            ext = {"text/csv": "csv", "application/json": "json"}.get(preferred, "")
+        if ext == "csv":
+            return respond(200, lists.csv_bytes(spec, page.selected), "text/csv",
+                           {"Content-Disposition": f'inline; filename="{spec.name}.csv"'})
+        if ext == "json":
+            return respond(200, lists.json_bytes(spec, page, query_url), "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", f"a list is served as HTML, .csv or .json, not .{ext}")
+        return html_response(self.service.views.list_page(page, base, heading, twins, query_url, editions))
 
     # ---- data: graph store, VoID, entities ----------------------------------------------------------
 
@@ -1055,6 +1131,9 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
+            Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
+            Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
+            Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],

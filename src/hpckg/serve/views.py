@@ -23,6 +23,8 @@ from hpckg.page.render import render
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.entities import BOUND_SYMBOLS
+from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
+from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.sparql import json_term_text
 from hpckg.values import Iri
 
@@ -228,6 +230,18 @@ class Views:
             "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES),
             "warnings": warnings or []})
 
+    def list_page(self, page: ListPage, base: str, heading: str, twins: dict[str, str], query_url: str,
+                  editions: list[str] | None = None) -> Html:
+        """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs."""
+        return Html(heading, "list.html", {
+            "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
+            "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
+            "fraction": fraction, "figure": figure_text},
+            {twins["csv"]: "text/csv", twins["json"]: "application/json"})
+
+    def lists_index(self, editions: list[dict[str, object]]) -> Html:
+        return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
+
     def vocab(self) -> Html:
         from hpckg.vocabulary import reference
 
@@ -347,6 +361,17 @@ def short(iri: str) -> str:
     if iri.startswith(ONTOLOGY):
         return iri[len(ONTOLOGY):]
     return iri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def figure_text(value: object) -> str:
+    """A figure in a list: whole numbers with thousands separators, others with at most two decimals."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
 
 
 def json_dumps(data: object) -> bytes:
