@@ -718,6 +718,25 @@ class Routes:
             results = error_box(error)
         return html_response(self.service.views.canned(query, results, params))
 
+    # ---- search -----------------------------------------------------------------------------------------
+
+    @guarded
+    def search(self, request: Request) -> Response:
+        """/search?q=TEXT as a page, /search.json?q=TEXT (or Accept: application/json) as JSON."""
+        text = (first(request.query_params, "q") or "").strip()
+        limit = first(request.query_params, "limit") or "20"
+        if not limit.isdigit() or not 0 < int(limit) <= 100:
+            raise HttpError(400, "invalid-parameter", f"limit is a whole number from 1 to 100, not {limit!r}")
+        views = self.service.views
+        hits = views.search_index.search(text, int(limit)) if text else []
+        accept = request.headers.get("accept", "")
+        if request.url.path.endswith(".json") or (not wants_html(accept) and "application/json" in accept):
+            document = {"query": text, "count": len(hits), "results": [
+                {"iri": h.entity.iri, "type": h.entity.kind, "label": h.entity.label, "matched": h.name,
+                 "match": h.match, "page": views.href(h.entity.iri)} for h in hits]}
+            return respond(200, json_dumps(document), "application/json")
+        return html_response(views.search_page(text, hits))
+
     # ---- lists ------------------------------------------------------------------------------------------
 
     @guarded
@@ -1132,6 +1151,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
+            Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
+            Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),

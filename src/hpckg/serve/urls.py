@@ -21,6 +21,7 @@ VOID = "/.well-known/void"
 QUERIES = "/queries"
 VOCAB = "/vocab"
 LISTS = "/lists"
+SEARCH = "/search"
 
 
 def home() -> str:
@@ -110,3 +111,8 @@ def top500_list(edition: str, format: str | None = None, params: dict[str, str] 
 def epoch_clusters(format: str | None = None, params: dict[str, str] | None = None) -> str:
     """Epoch AI's GPU clusters as a table, or its .csv/.json twin."""
     return with_query(f"{LISTS}/epoch-clusters" + (f".{format}" if format else ""), params or {})
+
+
+def search(text: str | None = None, format: str | None = None) -> str:
+    """The search page (or its .json twin) for a text: systems, sites, organisations and parts by name."""
+    return with_query(SEARCH + (f".{format}" if format else ""), {"q": text} if text else {})

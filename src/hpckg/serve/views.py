@@ -9,6 +9,7 @@ and other entities are read here.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -25,6 +26,7 @@ from hpckg.serve import urls
 from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
 from hpckg.serve.lists import Page as ListPage
+from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
 from hpckg.values import Iri
 
@@ -116,6 +118,22 @@ class Views:
     def __init__(self, store, base_iri: str):
         self.store = store
         self.base_iri = base_iri
+        self._search_index: SearchIndex | None = None
+        self._search_lock = threading.Lock()
+
+    @property
+    def search_index(self) -> SearchIndex:
+        """The names of this store generation's systems, sites, organisations and parts, indexed once (a new
+        build comes with new Views, so with a new index)."""
+        with self._search_lock:
+            if self._search_index is None:
+                self._search_index = SearchIndex.from_store(self.store)
+            return self._search_index
+
+    def search_page(self, text: str, hits: list[Hit]) -> Html:
+        return Html(f"Search: {text}" if text else "Search", "search.html",
+                    {"text": text, "hits": hits, "href": self.href},
+                    {urls.search(text, "json"): "application/json"})
 
     # ---- shared pieces ------------------------------------------------------------------------------
 
