@@ -53,7 +53,7 @@ from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.querytext import undefined_terms
-from hpckg.serve import lists, urls
+from hpckg.serve import charts, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.sparql import (
@@ -737,6 +737,46 @@ class Routes:
             return respond(200, json_dumps(document), "application/json")
         return html_response(views.search_page(text, hits))
 
+    # ---- charts -----------------------------------------------------------------------------------------
+
+    @guarded
+    def charts(self, request: Request) -> Response:
+        client = client_of(request)
+        drawn = self.drawn("top500-charts", lambda: [
+            charts.performance_development(self.query_rows(client, "performance-development", {}),
+                                           self.editor_url("performance-development", {})),
+            charts.performance_share(self.query_rows(client, "performance-share-by-country", {}), "countryLabel",
+                                     "country", "share-by-country", "Performance share by country",
+                                     self.editor_url("performance-share-by-country", {})),
+            charts.performance_share(self.query_rows(client, "rmax-by-vendor-parent", {}), "parentLabel",
+                                     "parent", "share-by-vendor", "Performance share by today's vendor parent",
+                                     self.editor_url("rmax-by-vendor-parent", {}))])
+        return html_response(self.service.views.charts_page(drawn))
+
+    def drawn(self, key: str, draw: Callable[[], object]):
+        """A chart (or charts) drawn once per store generation."""
+        cache_key = (self.service.pool.generation, "chart", key)
+        with self.rows_lock:
+            found = self.rows.get(cache_key)
+        if found is None:
+            found = draw()
+            with self.rows_lock:
+                self.rows[cache_key] = found
+                while len(self.rows) > LIST_ROWS_KEPT:
+                    self.rows.popitem(last=False)
+        return found
+
+    def system_history(self, client: str, slug: str, name: str) -> charts.Chart | None:
+        """The chart of a system's TOP500 editions, or None when it was never listed."""
+        rows = self.query_rows(client, "system-editions", {"system": slug})
+        if not rows:
+            return None
+        return self.drawn(f"system-{slug}", lambda: charts.system_history(
+            rows, name, self.editor_url("system-editions", {"system": slug})))
+
+    def editor_url(self, name: str, params: dict[str, str]) -> str:
+        return urls.query_editor(self.service.canned()[name].bind(params))
+
     # ---- lists ------------------------------------------------------------------------------------------
 
     @guarded
@@ -863,6 +903,8 @@ class Routes:
             page = service.views.entity(kind, slug, iri, jsonld)
             if page is None:
                 raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
+            if kind == "system":
+                page.context["history"] = self.system_history(client_of(request), slug, page.context["page"].label)
             return html_response(page)
         triples = describe(service.store, iri)
         if not triples:
@@ -1152,6 +1194,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
             Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
+            Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),

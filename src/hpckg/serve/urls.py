@@ -22,6 +22,7 @@ QUERIES = "/queries"
 VOCAB = "/vocab"
 LISTS = "/lists"
 SEARCH = "/search"
+CHARTS = "/charts"
 
 
 def home() -> str:
@@ -116,3 +117,8 @@ def epoch_clusters(format: str | None = None, params: dict[str, str] | None = No
 def search(text: str | None = None, format: str | None = None) -> str:
     """The search page (or its .json twin) for a text: systems, sites, organisations and parts by name."""
     return with_query(SEARCH + (f".{format}" if format else ""), {"q": text} if text else {})
+
+
+def charts() -> str:
+    """The TOP500 over its editions drawn: performance development, share by country and by vendor."""
+    return CHARTS

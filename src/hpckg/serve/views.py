@@ -19,10 +19,13 @@ from markupsafe import Markup
 from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
-from hpckg.page.model import Link
+from hpckg.page.claims import Ontology
+from hpckg.page.model import Link, Preamble
+from hpckg.page.read import read_preamble
 from hpckg.page.render import render
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
+from hpckg.serve.charts import Chart
 from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
 from hpckg.serve.lists import Page as ListPage
@@ -119,6 +122,7 @@ class Views:
         self.store = store
         self.base_iri = base_iri
         self._search_index: SearchIndex | None = None
+        self._preamble: Preamble | None = None
         self._search_lock = threading.Lock()
 
     @property
@@ -257,6 +261,9 @@ class Views:
             "fraction": fraction, "figure": figure_text},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
 
+    def charts_page(self, charts: list[Chart]) -> Html:
+        return Html("Charts", "charts.html", {"charts": charts})
+
     def lists_index(self, editions: list[dict[str, object]]) -> Html:
         return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
 
@@ -291,7 +298,18 @@ class Views:
         return Heading(name, [r["read"].value for r in rows])
 
     def system(self, iri: str) -> dict[str, object]:
-        return {"page": system_page(self.store, iri), "href": self.href}
+        page = system_page(self.store, iri, self.preamble())
+        return {"page": page, "href": self.href, "history": None}  # the route adds the chart
+
+    def preamble(self) -> Preamble | None:
+        """The dataset-wide figures every system page opens with, read once per store generation (graph-wide
+        queries taking seconds on the full graph); None on a writable store, where updates change them."""
+        if not getattr(self.store, "read_only", False):
+            return None
+        with self._search_lock:
+            if self._preamble is None:
+                self._preamble = read_preamble(self.store, Ontology.read(self.store))
+            return self._preamble
 
     def site(self, iri: str) -> dict[str, object]:
         own = read_claims(self.store, about=[iri])
