@@ -100,7 +100,7 @@ def test_the_sparql_behind_a_list_opens_in_the_editor_and_answers_the_same_rows(
     page = web.get(urls.top500_list("2024-11"), headers=HTML).text
     link = html.unescape(re.search(r'<a href="([^"]+)" id="sparql-behind">', page).group(1))
     query = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)["query"][0]
-    assert 'VALUES ?edition { "2024-11" }' in query
+    assert "VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }" in query
     editor = web.get(link, headers=HTML)
     assert editor.status_code == 200 and "El Capitan" in editor.text
     answer = web.get(urls.sparql(query), headers={"Accept": "application/sparql-results+json"}).json()

@@ -803,8 +803,7 @@ class Routes:
         edition, _, ext = request.path_params["edition"].partition(".")
         if not EDITION.fullmatch(edition):
             raise HttpError(404, "unknown-edition", f"a TOP500 edition is named YYYY-MM (2025-06), not {edition!r}")
-        editions = sorted((str(row["edition"]) for row in self.query_rows(client_of(request), "top500-editions", {})),
-                          reverse=True)
+        editions = [str(row["edition"]) for row in self.query_rows(client_of(request), "top500-edition-names", {})]
         if edition not in editions:
             raise HttpError(404, "unknown-edition",
                             f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}")
