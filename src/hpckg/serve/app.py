@@ -781,8 +781,7 @@ class Routes:
 
     @guarded
     def lists(self, request: Request) -> Response:
-        rows = self.query_rows(client_of(request), "top500-editions", {})
-        rows.sort(key=lambda row: str(row.get("edition")), reverse=True)
+        rows = self.query_rows(client_of(request), "top500-edition-names", {})
         return html_response(self.service.views.lists_index(rows))
 
     @guarded
