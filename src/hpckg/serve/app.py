@@ -51,7 +51,7 @@ from hpckg.errors import HpckgError, InputError, StoreError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
-from hpckg.query import CannedQuery, canned_queries
+from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
 from hpckg.serve import charts, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
@@ -768,7 +768,11 @@ class Routes:
 
     def system_history(self, client: str, slug: str, name: str) -> charts.Chart | None:
         """The chart of a system's TOP500 editions, or None when it was never listed."""
-        rows = self.query_rows(client, "system-editions", {"system": slug})
+        # Read on the page store in this process, like the rest of the page: entity pages need no query
+        # worker, so they are answered while slow queries hold every worker.
+        text = self.service.canned()["system-editions"].bind({"system": slug})
+        views = self.service.views
+        rows = lists.rows_from_results(json.loads(format_result(views.store.query(text, prefixes=False), "json")))
         if not rows:
             return None
         return self.drawn(f"system-{slug}", lambda: charts.system_history(
