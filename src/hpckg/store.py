@@ -155,6 +155,7 @@ class Store:
     def __init__(self, path: Path | str | None = None, *, read_only: bool = False):
         self.path = Path(path) if path is not None else None
         self.generation = self.path  # the folder actually opened (read-only: the current generation)
+        self.read_only = read_only
         try:
             if self.path is None:
                 self._store = ox.Store()

@@ -118,8 +118,9 @@ def find_entity(store, ref: str) -> tuple[str, str]:
                                                          "part named", 1)) from None
 
 
-def system_page(store, iri: str) -> SystemPage:
-    """Everything the page of system `iri` shows, read from the store."""
+def system_page(store, iri: str, preamble: Preamble | None = None) -> SystemPage:
+    """Everything the page of system `iri` shows, read from the store; `preamble` is the dataset-wide part
+    (read_preamble) when the caller keeps it, else it is read here (two graph-wide queries)."""
     ontology = Ontology.read(store)
     identity = select(store, f"""
         SELECT ?label ?name ?slug ?alias ?read WHERE {{
@@ -182,7 +183,7 @@ def system_page(store, iri: str) -> SystemPage:
     page.components = [
         component_row(cmp, roles[cmp], claims, parents, ontology, formatter)
         for cmp in sorted(order, key=lambda c: (order[c], c))]
-    page.preamble = read_preamble(store, ontology)
+    page.preamble = preamble if preamble is not None else read_preamble(store, ontology)
     page.changes = read_changes(store, iri)
     page.checks = read_checks(store, iri)
     seen: dict[str, SourceLink] = {}

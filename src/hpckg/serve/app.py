@@ -52,9 +52,9 @@ from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.publish.settings import publisher_settings
-from hpckg.query import CannedQuery, canned_queries
+from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import urls
+from hpckg.serve import charts, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
@@ -95,6 +95,8 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
+EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
 STRIKE_SECONDS = 600.0
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
@@ -627,6 +629,8 @@ class Routes:
 
     def __init__(self, service: Service):
         self.service = service
+        self.rows: OrderedDict[tuple, list[dict[str, object]]] = OrderedDict()  # see query_rows
+        self.rows_lock = threading.Lock()
 
     # ---- SPARQL protocol ----------------------------------------------------------------------------
 
@@ -750,6 +754,139 @@ class Routes:
             results = error_box(error)
         return html_response(self.service.views.canned(query, results, params))
 
+    # ---- search -----------------------------------------------------------------------------------------
+
+    @guarded
+    def search(self, request: Request) -> Response:
+        """/search?q=TEXT as a page, /search.json?q=TEXT (or Accept: application/json) as JSON."""
+        text = (first(request.query_params, "q") or "").strip()
+        limit = first(request.query_params, "limit") or "20"
+        if not limit.isdigit() or not 0 < int(limit) <= 100:
+            raise HttpError(400, "invalid-parameter", f"limit is a whole number from 1 to 100, not {limit!r}")
+        views = self.service.views
+        hits = views.search_index.search(text, int(limit)) if text else []
+        accept = request.headers.get("accept", "")
+        if request.url.path.endswith(".json") or (not wants_html(accept) and "application/json" in accept):
+            document = {"query": text, "count": len(hits), "results": [
+                {"iri": h.entity.iri, "type": h.entity.kind, "label": h.entity.label, "matched": h.name,
+                 "match": h.match, "page": views.href(h.entity.iri)} for h in hits]}
+            return respond(200, json_dumps(document), "application/json")
+        return html_response(views.search_page(text, hits))
+
+    # ---- charts -----------------------------------------------------------------------------------------
+
+    @guarded
+    def charts(self, request: Request) -> Response:
+        client = client_of(request)
+        drawn = self.drawn("top500-charts", lambda: [
+            charts.performance_development(self.query_rows(client, "performance-development", {}),
+                                           self.editor_url("performance-development", {})),
+            charts.performance_share(self.query_rows(client, "performance-share-by-country", {}), "countryLabel",
+                                     "country", "share-by-country", "Performance share by country",
+                                     self.editor_url("performance-share-by-country", {})),
+            charts.performance_share(self.query_rows(client, "rmax-by-vendor-parent", {}), "parentLabel",
+                                     "parent", "share-by-vendor", "Performance share by today's vendor parent",
+                                     self.editor_url("rmax-by-vendor-parent", {}))])
+        return html_response(self.service.views.charts_page(drawn))
+
+    def drawn(self, key: str, draw: Callable[[], object]):
+        """A chart (or charts) drawn once per store generation."""
+        cache_key = (self.service.pool.generation, "chart", key)
+        with self.rows_lock:
+            found = self.rows.get(cache_key)
+        if found is None:
+            found = draw()
+            with self.rows_lock:
+                self.rows[cache_key] = found
+                while len(self.rows) > LIST_ROWS_KEPT:
+                    self.rows.popitem(last=False)
+        return found
+
+    def system_history(self, client: str, slug: str, name: str) -> charts.Chart | None:
+        """The chart of a system's TOP500 editions, or None when it was never listed."""
+        # Read on the page store in this process, like the rest of the page: entity pages need no query
+        # worker, so they are answered while slow queries hold every worker.
+        text = self.service.canned()["system-editions"].bind({"system": slug})
+        views = self.service.views
+        rows = lists.rows_from_results(json.loads(format_result(views.store.query(text, prefixes=False), "json")))
+        if not rows:
+            return None
+        return self.drawn(f"system-{slug}", lambda: charts.system_history(
+            rows, name, self.editor_url("system-editions", {"system": slug})))
+
+    def editor_url(self, name: str, params: dict[str, str]) -> str:
+        return urls.query_editor(self.service.canned()[name].bind(params))
+
+    # ---- lists ------------------------------------------------------------------------------------------
+
+    @guarded
+    def lists(self, request: Request) -> Response:
+        rows = self.query_rows(client_of(request), "top500-edition-names", {})
+        return html_response(self.service.views.lists_index(rows))
+
+    @guarded
+    def named_list(self, request: Request) -> Response:
+        """/lists/epoch-clusters (and its .csv/.json twins); /lists/top500 is the editions, or the edition
+        a form chose (?edition=2025-06)."""
+        name, _, ext = request.path_params["name"].partition(".")
+        if name == "top500" and not ext:
+            edition = first(request.query_params, "edition")
+            return redirect(urls.top500_list(edition)) if edition else self.lists(request)
+        if name != lists.EPOCH_CLUSTERS.name:
+            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters")
+        return self.list_response(request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
+                                  lists.EPOCH_CLUSTERS.title)
+
+    @guarded
+    def top500_list(self, request: Request) -> Response:
+        edition, _, ext = request.path_params["edition"].partition(".")
+        if not EDITION.fullmatch(edition):
+            raise HttpError(404, "unknown-edition", f"a TOP500 edition is named YYYY-MM (2025-06), not {edition!r}")
+        editions = [str(row["edition"]) for row in self.query_rows(client_of(request), "top500-edition-names", {})]
+        if edition not in editions:
+            raise HttpError(404, "unknown-edition",
+                            f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}")
+        return self.list_response(request, lists.TOP500, ext, {"edition": edition}, urls.top500_list(edition),
+                                  f"TOP500, {edition}", editions)
+
+    def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
+        """The rows a canned query answers, its declared parameters bound (checked against their types);
+        kept per store generation, so sorting or paging a list again does not run its query again."""
+        text = self.service.canned()[name].bind(params)
+        key = (self.service.pool.generation, text)
+        with self.rows_lock:
+            rows = self.rows.get(key)
+        if rows is None:
+            rows = lists.rows_from_results(json.loads(self.service.run(client, Job(text, "json", "ttl")).body))
+            with self.rows_lock:
+                self.rows[key] = rows
+                while len(self.rows) > LIST_ROWS_KEPT:
+                    self.rows.popitem(last=False)
+        return rows
+
+    def list_response(self, request: Request, spec: lists.ListSpec, ext: str, query_params: dict[str, str],
+                      base: str, heading: str, editions: list[str] | None = None) -> Response:
+        rows = self.query_rows(client_of(request), spec.query, query_params)
+        params = {key: first(request.query_params, key) or "" for key in request.query_params}
+        try:
+            page = lists.select(spec, rows, params, query_params)
+        except InputError as error:
+            raise HttpError(400, "invalid-parameter", str(error)) from None
+        query_url = urls.query_editor(self.service.canned()[spec.query].bind(query_params))
+        twins = {fmt: page.url(f"{base.partition('?')[0]}.{fmt}", page=None, per=None) for fmt in ("csv", "json")}
+        if not ext:
+            preferred = next((t for t in accepted(request.headers.get("accept", ""))
+                              if t in ("text/html", "text/csv", "application/json")), "text/html")
+            ext = {"text/csv": "csv", "application/json": "json"}.get(preferred, "")
+        if ext == "csv":
+            return respond(200, lists.csv_bytes(spec, page.selected), "text/csv",
+                           {"Content-Disposition": f'inline; filename="{spec.name}.csv"'})
+        if ext == "json":
+            return respond(200, lists.json_bytes(spec, page, query_url), "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", f"a list is served as HTML, .csv or .json, not .{ext}")
+        return html_response(self.service.views.list_page(page, base, heading, twins, query_url, editions))
+
     # ---- data: graph store, VoID, entities ----------------------------------------------------------
 
     @guarded
@@ -830,6 +967,8 @@ class Routes:
             page = service.views.entity(kind, slug, iri, jsonld)
             if page is None:
                 raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
+            if kind == "system":
+                page.context["history"] = self.system_history(client_of(request), slug, page.context["page"].label)
             return html_response(page)
         triples = describe(service.store, iri)
         if not triples:
@@ -1119,6 +1258,12 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
+            Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
+            Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
+            Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
+            Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
+            Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
+            Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],

@@ -22,6 +22,9 @@ QUERIES = "/queries"
 VOCAB = "/vocab"
 DUMPS = "/dumps"
 RELEASES = "/releases"
+LISTS = "/lists"
+SEARCH = "/search"
+CHARTS = "/charts"
 
 
 def home() -> str:
@@ -98,3 +101,36 @@ def page_for_iri(iri: str, base_iri: str = BASE) -> str | None:
 def twins(kind: str, slug: str) -> dict[str, str]:
     """Every machine-readable twin of an entity page: suffix -> URL."""
     return {suffix: entity(kind, slug, suffix) for suffix in TWIN_SUFFIXES}
+
+
+def with_query(path: str, params: dict[str, str]) -> str:
+    return path + ("?" + urlencode(params) if params else "")
+
+
+def lists() -> str:
+    """Every list of the website: the TOP500 editions, Epoch's clusters."""
+    return LISTS
+
+
+def top500_editions() -> str:
+    return f"{LISTS}/top500"
+
+
+def top500_list(edition: str, format: str | None = None, params: dict[str, str] | None = None) -> str:
+    """One TOP500 edition (2025-06) as a table, or its .csv/.json twin."""
+    return with_query(f"{LISTS}/top500/{quote(edition)}" + (f".{format}" if format else ""), params or {})
+
+
+def epoch_clusters(format: str | None = None, params: dict[str, str] | None = None) -> str:
+    """Epoch AI's GPU clusters as a table, or its .csv/.json twin."""
+    return with_query(f"{LISTS}/epoch-clusters" + (f".{format}" if format else ""), params or {})
+
+
+def search(text: str | None = None, format: str | None = None) -> str:
+    """The search page (or its .json twin) for a text: systems, sites, organisations and parts by name."""
+    return with_query(SEARCH + (f".{format}" if format else ""), {"q": text} if text else {})
+
+
+def charts() -> str:
+    """The TOP500 over its editions drawn: performance development, share by country and by vendor."""
+    return CHARTS

@@ -9,6 +9,7 @@ and other entities are read here.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -18,12 +19,18 @@ from markupsafe import Markup
 from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
-from hpckg.page.model import Link
+from hpckg.page.claims import Ontology
+from hpckg.page.model import Link, Preamble
+from hpckg.page.read import read_preamble
 from hpckg.page.render import render
 from hpckg.publish.schemaorg import machine_jsonld
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
+from hpckg.serve.charts import Chart
 from hpckg.serve.entities import BOUND_SYMBOLS
+from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
+from hpckg.serve.lists import Page as ListPage
+from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
 from hpckg.values import Iri
 
@@ -119,6 +126,23 @@ class Views:
     def __init__(self, store, base_iri: str):
         self.store = store
         self.base_iri = base_iri
+        self._search_index: SearchIndex | None = None
+        self._preamble: Preamble | None = None
+        self._search_lock = threading.Lock()
+
+    @property
+    def search_index(self) -> SearchIndex:
+        """The names of this store generation's systems, sites, organisations and parts, indexed once (a new
+        build comes with new Views, so with a new index)."""
+        with self._search_lock:
+            if self._search_index is None:
+                self._search_index = SearchIndex.from_store(self.store)
+            return self._search_index
+
+    def search_page(self, text: str, hits: list[Hit]) -> Html:
+        return Html(f"Search: {text}" if text else "Search", "search.html",
+                    {"text": text, "hits": hits, "href": self.href},
+                    {urls.search(text, "json"): "application/json"})
 
     # ---- shared pieces ------------------------------------------------------------------------------
 
@@ -235,6 +259,21 @@ class Views:
             "query": query, "results": Markup(results), "examples": examples, "prefixes": list(PREFIXES),
             "warnings": warnings or []})
 
+    def list_page(self, page: ListPage, base: str, heading: str, twins: dict[str, str], query_url: str,
+                  editions: list[str] | None = None) -> Html:
+        """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs."""
+        return Html(heading, "list.html", {
+            "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
+            "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
+            "fraction": fraction, "figure": figure_text},
+            {twins["csv"]: "text/csv", twins["json"]: "application/json"})
+
+    def charts_page(self, charts: list[Chart]) -> Html:
+        return Html("Charts", "charts.html", {"charts": charts})
+
+    def lists_index(self, editions: list[dict[str, object]]) -> Html:
+        return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
+
     def vocab(self) -> Html:
         from hpckg.vocabulary import reference
 
@@ -268,7 +307,18 @@ class Views:
         return Heading(name, [r["read"].value for r in rows])
 
     def system(self, iri: str) -> dict[str, object]:
-        return {"page": system_page(self.store, iri), "href": self.href}
+        page = system_page(self.store, iri, self.preamble())
+        return {"page": page, "href": self.href, "history": None}  # the route adds the chart
+
+    def preamble(self) -> Preamble | None:
+        """The dataset-wide figures every system page opens with, read once per store generation (graph-wide
+        queries taking seconds on the full graph); None on a writable store, where updates change them."""
+        if not getattr(self.store, "read_only", False):
+            return None
+        with self._search_lock:
+            if self._preamble is None:
+                self._preamble = read_preamble(self.store, Ontology.read(self.store))
+            return self._preamble
 
     def site(self, iri: str) -> dict[str, object]:
         own = read_claims(self.store, about=[iri])
@@ -356,6 +406,17 @@ def short(iri: str) -> str:
     if iri.startswith(ONTOLOGY):
         return iri[len(ONTOLOGY):]
     return iri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def figure_text(value: object) -> str:
+    """A figure in a list: whole numbers with thousands separators, others with at most two decimals."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
 
 
 def json_dumps(data: object) -> bytes:

@@ -1,0 +1,269 @@
+"""The website's lists: a canned query's rows as a table that is sorted, filtered and paged on the server from
+the URL's query parameters (so it works with JavaScript off), with CSV and JSON twins of the same rows.
+
+A list is declared here as a ListSpec: the canned query (queries/*.rq) it runs, the columns it shows, which
+of them may be sorted and filtered on. User input never becomes query text: the only values bound into the
+query are the query's declared parameters (checked against their types by hpckg.query); sort keys and filter
+names are looked up in the spec, filter values compared with the rows' values in Python.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from hpckg.errors import InputError
+from hpckg.serve import urls
+
+PAGE_SIZES = (25, 50, 100, 500)
+DEFAULT_PAGE_SIZE = 100
+TIERS = ("lead", "reported", "verified")  # weakest first: a tier counts when at least the chosen one
+NUMERIC_TYPES = ("integer", "decimal", "double", "float", "long", "int")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a list: the query variable it shows, how it is headed, whether it is a number, and the
+    variables holding the IRI it links to and the tier and claim of its figure."""
+
+    key: str
+    heading: str
+    numeric: bool = False
+    link: str | None = None
+    tier: str | None = None
+    claim: str | None = None
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    name: str
+    title: str
+    query: str  # the canned query's name
+    columns: tuple[Column, ...]
+    default_sort: str
+    filters: tuple[str, ...] = ()  # keys of columns a visitor can filter on, by exact value
+    totals: tuple[str, ...] = ()  # numeric columns summed over the filtered rows
+    tier: str | None = None  # the variable holding the tier the "show only" switch applies to
+    description: str = ""
+
+    def column(self, key: str) -> Column | None:
+        return next((c for c in self.columns if c.key == key), None)
+
+
+TOP500 = ListSpec(
+    name="top500", title="TOP500", query="top500-list", default_sort="rank",
+    columns=(
+        Column("rank", "Rank", numeric=True),
+        Column("name", "System", link="system"),
+        Column("siteLabel", "Site", link="site"),
+        Column("country", "Country"),
+        Column("vendors", "Vendor at build"),
+        Column("parents", "Vendor today"),
+        Column("rmaxTflops", "Rmax (TFlop/s)", numeric=True, tier="rmaxTier", claim="rmaxClaim"),
+        Column("rpeakTflops", "Rpeak (TFlop/s)", numeric=True),
+        Column("powerKW", "Power (kW)", numeric=True),
+        Column("cores", "Cores", numeric=True),
+    ),
+    filters=("country", "parents"), totals=("rmaxTflops", "cores"), tier="rmaxTier",
+    description="One edition of the TOP500 list, as the edition's file gives it.")
+
+EPOCH_CLUSTERS = ListSpec(
+    name="epoch-clusters", title="Epoch AI GPU clusters", query="epoch-clusters-list", default_sort="name",
+    columns=(
+        Column("name", "Cluster", link="system"),
+        Column("status", "Status"),
+        Column("certainty", "Certainty"),
+        Column("country", "Country"),
+        Column("owners", "Owner"),
+        Column("chips", "Chip"),
+        Column("accelerators", "Accelerators", numeric=True, tier="acceleratorsTier", claim="acceleratorsClaim"),
+        Column("h100Equivalents", "H100 equivalents", numeric=True),
+        Column("powerMW", "Power (MW)", numeric=True),
+        Column("since", "Operational since"),
+    ),
+    filters=("status", "certainty", "country", "owners", "chips"), totals=("accelerators", "h100Equivalents"),
+    tier="acceleratorsTier",
+    description="Epoch AI's dataset of GPU clusters, one row per record.")
+
+LISTS = {spec.name: spec for spec in (TOP500, EPOCH_CLUSTERS)}
+
+
+@dataclass
+class Total:
+    column: Column
+    value: float
+    lead: float  # how much of value rests on a lead figure
+
+
+@dataclass
+class Page:
+    """The rows of one page of a list after filtering, the tier switch and sorting, and what links to the
+    other pages and orders need."""
+
+    spec: ListSpec
+    rows: list[dict[str, object]]  # this page's
+    selected: list[dict[str, object]]  # every row after filters and the tier switch, sorted (the twins')
+    matching: int  # rows after filters and the tier switch
+    unfiltered: int
+    page: int
+    pages: int
+    per: int
+    sort: str
+    descending: bool
+    min_tier: str
+    chosen: dict[str, str]  # filter key -> value
+    choices: dict[str, list[str]]  # filter key -> the values present
+    totals: list[Total] = field(default_factory=list)
+    params: dict[str, str] = field(default_factory=dict)  # the query's own parameters (edition=...)
+
+    def url(self, base: str, **changes: str | int | None) -> str:
+        """This list's URL with some of its settings changed (a column to sort by, a page)."""
+        settings: dict[str, str | int | None] = {
+            **self.params, **self.chosen, "sort": self.sort, "order": "desc" if self.descending else "asc",
+            "page": self.page, "per": self.per, "tier": self.min_tier}
+        settings.update(changes)
+        defaults = {"sort": self.spec.default_sort, "order": "asc", "page": 1, "per": DEFAULT_PAGE_SIZE,
+                    "tier": "lead"}
+        kept = {k: str(v) for k, v in settings.items() if v not in (None, "") and defaults.get(k) != v}
+        return urls.with_query(base, kept)
+
+    def sort_url(self, base: str, key: str) -> str:
+        descending = not self.descending if key == self.sort else self.spec.column(key).numeric
+        return self.url(base, sort=key, order="desc" if descending else "asc", page=1)
+
+
+def rows_from_results(document: dict) -> list[dict[str, object]]:
+    """SPARQL JSON results as dicts of Python values: numbers as int or float, IRIs and text as str."""
+    rows = []
+    for binding in document["results"]["bindings"]:
+        row: dict[str, object] = {}
+        for name, term in binding.items():
+            row[name] = _value(term)
+        rows.append(row)
+    return rows
+
+
+def _value(term: dict) -> object:
+    value = term["value"]
+    datatype = term.get("datatype", "")
+    if term["type"] == "literal" and datatype.rsplit("#", 1)[-1] in NUMERIC_TYPES:
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if datatype.endswith(("integer", "long", "int")) else number
+    return value
+
+
+def query_parameters(spec: ListSpec, params: Mapping[str, str]) -> dict[str, str]:
+    return {key: value for key, value in params.items() if key in ("edition",)}
+
+
+def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, str],
+           query_params: dict[str, str] | None = None) -> Page:
+    """Filter, apply the tier switch, sort and page rows as the URL's parameters ask; unknown settings are an
+    InputError naming the allowed ones."""
+    sort = params.get("sort") or spec.default_sort
+    column = spec.column(sort)
+    if column is None:
+        raise InputError(f"cannot sort by {sort!r}; sort by one of {', '.join(c.key for c in spec.columns)}")
+    order = params.get("order") or "asc"
+    if order not in ("asc", "desc"):
+        raise InputError(f"order is asc or desc, not {order!r}")
+    min_tier = params.get("tier") or "lead"
+    if min_tier not in TIERS:
+        raise InputError(f"tier is one of {', '.join(TIERS)}, not {min_tier!r}")
+    per = _whole(params.get("per"), DEFAULT_PAGE_SIZE, "per")
+    if per not in PAGE_SIZES:
+        raise InputError(f"per is one of {', '.join(map(str, PAGE_SIZES))}, not {per}")
+    chosen = {key: params[key] for key in spec.filters if params.get(key)}
+    choices = {key: sorted({str(row[key]) for row in rows if row.get(key) not in (None, "")})
+               for key in spec.filters}
+    kept = [row for row in rows if all(_matches(row.get(key), value) for key, value in chosen.items())]
+    if spec.tier and min_tier != "lead":
+        floor = TIERS.index(min_tier)
+        kept = [row for row in kept if row.get(spec.tier) in TIERS and TIERS.index(str(row[spec.tier])) >= floor]
+    kept.sort(key=lambda row: _sort_key(row.get(sort), column.numeric), reverse=order == "desc")
+    pages = max(1, math.ceil(len(kept) / per))
+    page = min(_whole(params.get("page"), 1, "page"), pages)
+    totals = [_total(spec, spec.column(key), kept) for key in spec.totals]
+    return Page(spec, kept[(page - 1) * per: page * per], kept, len(kept), len(rows), page, pages, per, sort,
+                order == "desc", min_tier, chosen, choices, totals, query_params or {})
+
+
+def _matches(value: object, wanted: str) -> bool:
+    """A filter value matches a cell equal to it, or one of the parts of a joined cell ("HPE / Cray")."""
+    if value is None:
+        return False
+    text = str(value)
+    return text == wanted or wanted in text.split(" / ")
+
+
+def _whole(text: str | None, default: int, name: str) -> int:
+    if not text:
+        return default
+    if not text.isdigit() or not 0 < int(text) < 10**6:
+        raise InputError(f"{name} is a whole number from 1, not {text!r}")
+    return int(text)
+
+
+def _sort_key(value: object, numeric: bool) -> tuple:
+    """Empty cells sort last in either order's sense of 'first': (missing, value)."""
+    if value in (None, ""):
+        return (0, 0) if numeric else (0, "")
+    if numeric and isinstance(value, int | float):
+        return (1, value)
+    return (1, str(value).casefold())
+
+
+def _total(spec: ListSpec, column: Column, rows: list[dict[str, object]]) -> Total:
+    value = lead = 0.0
+    for row in rows:
+        cell = row.get(column.key)
+        if isinstance(cell, int | float):
+            value += cell
+            if column.tier and row.get(column.tier) == "lead":
+                lead += cell
+    return Total(column, value, lead)
+
+
+# ---- twins ----------------------------------------------------------------------------------------------
+
+def exported_keys(spec: ListSpec) -> list[str]:
+    """The columns of the CSV and JSON twins: every shown column with the IRIs, tiers and claims behind it."""
+    keys: list[str] = []
+    for column in spec.columns:
+        for key in (column.link, column.key, column.tier, column.claim):
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def csv_bytes(spec: ListSpec, rows: list[dict[str, object]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    keys = exported_keys(spec)
+    writer.writerow(keys)
+    for row in rows:
+        writer.writerow(["" if row.get(k) is None else row[k] for k in keys])
+    return buffer.getvalue().encode("utf-8")
+
+
+def json_bytes(spec: ListSpec, page: Page, query_url: str) -> bytes:
+    keys = exported_keys(spec)
+    document = {
+        "list": spec.title, "query": query_url, "count": page.matching,
+        "sort": page.sort, "order": "desc" if page.descending else "asc", "tier": page.min_tier,
+        "filters": page.chosen,
+        "totals": {t.column.key: {"value": t.value, "lead": t.lead} for t in page.totals},
+        "rows": [{k: row.get(k) for k in keys if row.get(k) is not None} for row in page.selected],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
+
+
+def fraction(part: float, whole: float) -> str:
+    return f"{part / whole * 100:.1f} %" if whole else "0 %"

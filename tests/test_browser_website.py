@@ -1,0 +1,176 @@
+"""The website in a real browser (Debian's Chromium, headless, JavaScript on but never needed) over a live
+`hpckg serve` of a store with real TOP500 and Epoch AI imports: search to a system page, list sorting and
+paging, the charts with their data tables, the tier switch changing the totals, a page at phone width, and
+accessibility checks of each page type. Screenshots go to test-artifacts/website/ (printed).
+
+Accessibility: axe-core cannot run here (the pages' Content-Security-Policy admits no injected script, and
+no vendored copy is in the project), so these are our own checks on the rendered DOM: one <main>, a
+<header> and <nav> landmark, one h1 and no skipped heading level, a language, every chart an image with a
+text alternative, every <img> with alt, every form control labelled; and the contrast of the stylesheet's
+text colours against their backgrounds, light and dark, at least 4.5:1 (WCAG AA)."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from hpckg.serve import urls
+from serve_live import start_server
+from website_store import imported_store
+
+from conftest import require_chromium
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
+DESKTOP, PHONE = "1280,1800", "390,1600"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_chromium()
+    live = start_server(imported_store(), "--workers", "2", "--rate-limit", "0")
+    print(f"\nscreenshots of the website tests: {ARTIFACTS}")
+    yield live
+    live.stop()
+
+
+def browse(url: str, profile: Path, screenshot: str, size: str = DESKTOP) -> str:
+    """The DOM Chromium renders for a URL, and a PNG of it under test-artifacts/website/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    common = [require_chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={size}"]
+    dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, timeout=120, check=True)
+    subprocess.run([*common, f"--screenshot={ARTIFACTS / screenshot}", url], capture_output=True, timeout=120,
+                   check=True)
+    assert (ARTIFACTS / screenshot).stat().st_size > 10_000
+    return dom.stdout.decode("utf-8")
+
+
+def visible(dom: str) -> str:
+    dom = re.sub(r"(?s)<script.*?</script>|<style.*?</style>|<svg.*?</svg>", " ", dom)
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom)))
+
+
+def link_after(dom: str, pattern: str) -> str:
+    return html.unescape(re.search(pattern, dom, re.S).group(1))
+
+
+def test_search_to_a_system_page(server, tmp_path):
+    home = browse(server.url + urls.home(), tmp_path / "p", "home.png")
+    action = link_after(home, r'<form class="search" role="search" method="get" action="([^"]+)"')
+    # Submitting the box is a GET of its action with q=...: what the browser does without any script.
+    results = browse(server.url + action + "?" + urllib.parse.urlencode({"q": "frontier"}), tmp_path / "p",
+                     "search-frontier.png")
+    assert "Frontier" in visible(results) and "system" in visible(results)
+    first = link_after(results, r'<ol class="search-results">\s*<li><a href="([^"]+)"')
+    assert first == urls.page("system", "top500-180047")
+    page = browse(server.url + first, tmp_path / "p", "system-frontier.png")
+    assert "Frontier" in visible(page)
+    assert re.search(r'<figure class="chart" id="system-history">.*?<svg role="img" aria-label="Frontier was listed',
+                     page, re.S)
+    assert '<table class="chart-table" id="system-history-data">' in page
+
+
+def test_list_sorting_and_paging(server, tmp_path):
+    edition = browse(server.url + urls.top500_list("2025-06"), tmp_path / "p", "top500-2025-06.png")
+    assert "El Capitan" in visible(edition) and "page 1 of 5" in visible(edition)
+    # Click the Rmax heading twice (ascending sort), then "next": links, no script.
+    rmax = link_after(edition, r'<th scope="col"[^>]*><a href="([^"]+)">Rmax')
+    descending = browse(server.url + rmax, tmp_path / "p", "top500-by-rmax.png")
+    rmax = link_after(descending, r'<th scope="col"[^>]*><a href="([^"]+)">Rmax')
+    ascending = browse(server.url + rmax, tmp_path / "p", "top500-by-rmax-ascending.png")
+    following = link_after(ascending, r'<a rel="next" href="([^"]+)"')
+    second = browse(server.url + following, tmp_path / "p", "top500-by-rmax-page-2.png")
+    assert "page 2 of 5" in visible(second)
+    cells = re.findall(r'<tr><td class="num">(\d+)</td>', second)
+    assert len(cells) == 100 and "El Capitan" not in visible(second)
+    assert 'aria-sort="ascending"' in second
+
+
+def test_each_chart_is_drawn_with_its_data_table(server, tmp_path):
+    page = browse(server.url + urls.charts(), tmp_path / "p", "charts.png")
+    for chart in ("performance-development", "share-by-country", "share-by-vendor"):
+        assert re.search(rf'<figure class="chart" id="{chart}">.*?<svg role="img" aria-label="[^"]+".*?'
+                         rf'<table class="chart-table" id="{chart}-data">.*?<td>2025-06</td>', page, re.S), chart
+
+
+def test_the_tier_switch_changes_the_totals(server, tmp_path):
+    every = visible(browse(server.url + urls.epoch_clusters(), tmp_path / "p", "epoch-clusters.png"))
+    reported = visible(browse(server.url + urls.epoch_clusters(params={"tier": "reported"}), tmp_path / "p",
+                              "epoch-clusters-reported.png"))
+    total = re.compile(r"(\d[\d,]*) of (\d[\d,]*) rows.*?Accelerators: ([\d,]+) ?, of which lead: ([\d,]+)")
+    all_rows, _, all_total, all_lead = total.search(every).groups()
+    some_rows, _, some_total, some_lead = total.search(reported).groups()
+    assert int(some_rows.replace(",", "")) < int(all_rows.replace(",", ""))
+    assert int(some_total.replace(",", "")) == int(all_total.replace(",", "")) - int(all_lead.replace(",", ""))
+    assert some_lead == "0" and all_lead != "0"
+
+
+def test_a_list_and_a_system_page_at_phone_width(server, tmp_path):
+    page = browse(server.url + urls.top500_list("2025-06"), tmp_path / "p", "phone-top500.png", PHONE)
+    assert '<div class="table-scroll">' in page  # the wide table scrolls inside, the page does not
+    browse(server.url + urls.page("system", "top500-180307"), tmp_path / "p", "phone-system.png", PHONE)
+    browse(server.url + urls.charts(), tmp_path / "p", "phone-charts.png", PHONE)
+
+
+PAGE_TYPES = {
+    "home": urls.home(), "system": urls.page("system", "top500-180307"), "site": urls.page("site", "acme"),
+    "lists": urls.lists(), "list": urls.top500_list("2024-11"), "epoch": urls.epoch_clusters(),
+    "search": urls.search("jupiter"), "charts": urls.charts(),
+}
+
+
+@pytest.mark.parametrize("kind", PAGE_TYPES)
+def test_accessibility_of_each_page_type(server, tmp_path, kind):
+    dom = browse(server.url + PAGE_TYPES[kind], tmp_path / "p", f"a11y-{kind}.png")
+    assert re.search(r'<html lang="en"', dom)
+    assert len(re.findall(r"<main[\s>]", dom)) == 1 and re.search(r"<header[\s>]", dom) and "<nav" in dom
+    levels = [int(level) for level in re.findall(r"<h([1-6])[\s>]", dom)]
+    assert levels.count(1) == 1 and levels[0] == 1, levels
+    assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), f"a heading level is skipped: {levels}"
+    for svg in re.findall(r"<svg [^>]*>", dom):
+        assert 'role="img"' in svg and re.search(r'aria-label="[^"]{20,}"', svg), svg[:200]
+    for image in re.findall(r"<img [^>]*>", dom):
+        assert "alt=" in image
+    labelled = set(re.findall(r'<label for="([^"]+)"', dom))
+    for control in re.findall(r"<(?:input|select|textarea)\b[^>]*>", dom):
+        if 'type="hidden"' in control or 'type="submit"' in control:
+            continue
+        identifier = re.search(r'id="([^"]+)"', control)
+        wrapped = re.search(r"<label[^>]*>[^<]*" + re.escape(control), dom)
+        assert wrapped or (identifier and identifier.group(1) in labelled) or "aria-label" in control, control
+
+
+def luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_text_colours_contrast_with_their_backgrounds_light_and_dark():
+    layout = (Path(__file__).resolve().parents[1] / "src" / "hpckg" / "templates" / "layout.html").read_text()
+    light = re.search(r"body \{[^}]*color: (#[0-9a-f]+); background: (#[0-9a-f]+)", layout).groups()
+    dark_block = layout[layout.index("prefers-color-scheme: dark"):]
+    dark = re.search(r"body \{ color: (#[0-9a-f]+); background: (#[0-9a-f]+)", dark_block).groups()
+    light_texts = ["#0b5cad", "#176b2c", "#8a5a00", "#a3262d", "#666", "#555", "#5c4400"]
+    dark_texts = re.findall(r"(?<![-\w])color: (#[0-9a-f]{3,6})", dark_block.split("}\n}")[0])
+    for text in [light[0], *light_texts]:
+        assert contrast(text, light[1]) >= 4.5, (text, light[1])
+    for text in [dark[0], *dark_texts]:
+        assert contrast(text, dark[1]) >= 4.5, (text, dark[1])
+    assert contrast("#5c4400", "#fff3cd") >= 4.5  # the lead badge

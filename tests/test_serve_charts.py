@@ -1,0 +1,63 @@
+"""The website's charts over a store with real TOP500 and Epoch AI imports, in-process through Starlette's
+TestClient: each chart is an inline SVG (nothing fetched, no script) with a text alternative and its data as
+a table that agrees with the raw edition files and the queries."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from hpckg.serve import urls
+from serve_live import in_process
+from website_store import imported_store
+
+HTML = {"Accept": "text/html"}
+
+
+@pytest.fixture(scope="module")
+def web():
+    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+        yield client
+
+
+def figure(page: str, chart_id: str) -> str:
+    found = re.search(rf'<figure class="chart" id="{chart_id}">(.*?)</figure>', page, re.S)
+    assert found, f"no chart {chart_id}"
+    return found.group(1)
+
+
+def data_rows(chart: str) -> list[list[str]]:
+    body = re.search(r"<tbody>(.*?)</tbody>", chart, re.S).group(1)
+    return [[html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def test_the_charts_page_draws_three_charts_each_with_its_text_and_data(web):
+    page = web.get(urls.charts(), headers=HTML).text
+    for chart_id in ("performance-development", "share-by-country", "share-by-vendor"):
+        chart = figure(page, chart_id)
+        svg = re.search(r"<svg [^>]*>", chart).group(0)
+        assert 'role="img"' in svg and 'aria-label="' in svg
+        assert "<script" not in chart and "http://" not in chart.replace('xmlns="http://www.w3.org/2000/svg"', "") \
+            .replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+        assert [row[0] for row in data_rows(chart)] == ["2024-11", "2025-06"]
+    development = data_rows(figure(page, "performance-development"))
+    assert development[1][2] == "1,742,000"  # El Capitan's Rmax, #1 of June 2025
+    assert development[1][3] == "2,435"  # the #500 of June 2025 in its file
+    shares = data_rows(figure(page, "share-by-country"))
+    for row in shares:
+        assert sum(float(cell) for cell in row[1:]) == pytest.approx(100, abs=0.1)
+    assert "United States" in figure(page, "share-by-country")
+    assert "Hewlett Packard Enterprise" in figure(page, "share-by-vendor")
+
+
+def test_a_system_page_charts_its_rank_and_rmax_per_edition(web):
+    page = web.get(urls.page("system", "top500-180047"), headers=HTML).text
+    chart = figure(page, "system-history")
+    assert data_rows(chart) == [["2024-11", "2", "1,353,000", "reported"], ["2025-06", "2", "1,353,000", "reported"]]
+    assert "Frontier was listed in 2 TOP500 editions" in html.unescape(chart)
+    assert "<svg" in chart
+    # A system never listed in the TOP500 has no such chart.
+    assert 'id="system-history"' not in web.get(urls.page("system", "kalos"), headers=HTML).text

@@ -1,0 +1,139 @@
+"""The website's lists over a store with real TOP500 and Epoch AI imports, in-process through Starlette's
+TestClient (real store, real query worker processes): a TOP500 edition sorted and paged by URL parameters,
+Epoch's clusters filtered, the tier switch changing the totals, the CSV and JSON twins, and the SPARQL link."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+import urllib.parse
+
+import pytest
+from openpyxl import load_workbook
+
+from hpckg.serve import urls
+from serve_live import in_process
+from website_store import TOP500, imported_store
+
+HTML = {"Accept": "text/html"}
+
+
+@pytest.fixture(scope="module")
+def web():
+    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+        yield client
+
+
+def body_rows(page: str) -> list[list[str]]:
+    """The cells of the list table's body, as visible text."""
+    body = re.search(r'<table class="list" id="list">.*?<tbody>(.*?)</tbody>', page, re.S).group(1)
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+             for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+def first_rows_of_the_file(edition_file: str, count: int) -> list[tuple[int, str]]:
+    """(rank, Rmax) of the first rows of a TOP500 edition's spreadsheet, read with openpyxl."""
+    sheet = load_workbook(TOP500 / edition_file, read_only=True).active
+    rows = sheet.iter_rows(values_only=True)
+    header = [str(h) for h in next(rows)]
+    rank, rmax = header.index("Rank"), next(i for i, h in enumerate(header) if h.startswith("Rmax"))
+    firsts = [row for _, row in zip(range(count), rows, strict=False)]
+    return [(int(row[rank]), f"{float(row[rmax]):,.2f}".removesuffix(".00")) for row in firsts]
+
+
+def test_a_top500_edition_is_a_table_of_its_500_entries_in_rank_order(web):
+    response = web.get(urls.top500_list("2025-06"), headers=HTML)
+    assert response.status_code == 200, response.text
+    rows = body_rows(response.text)
+    assert len(rows) == 100  # the default page size
+    assert "500 of 500 rows" in html.unescape(re.sub(r"<[^>]+>", "", response.text))
+    expected = first_rows_of_the_file("TOP500_202506.xlsx", 5)
+    assert [(int(r[0]), r[6].split()[0]) for r in rows[:5]] == expected
+    assert rows[0][1] == "El Capitan" and rows[0][3] == "US" and rows[0][5] == "Hewlett Packard Enterprise"
+    # Each row links to its system page; each Rmax carries its tier badge linking to its claim.
+    assert f'href="{urls.page("system", "top500-180307")}"' in response.text
+    assert f'href="{urls.page("claim", "top500-180307-rmax-2025-06")}"' in response.text
+
+
+def test_sorting_and_paging_are_url_parameters(web):
+    by_rmax = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "rmaxTflops", "order": "asc",
+                                                                          "per": "25", "page": "2"}),
+                                headers=HTML).text)
+    assert len(by_rmax) == 25
+    values = [float(r[6].split()[0].replace(",", "")) for r in by_rmax]
+    assert values == sorted(values)
+    first_page = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "rmaxTflops", "order": "asc",
+                                                                             "per": "25"}), headers=HTML).text)
+    assert float(first_page[-1][6].split()[0].replace(",", "")) <= values[0]
+    by_name = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "name"}), headers=HTML).text)
+    names = [r[1].casefold() for r in by_name if r[1]]
+    assert names == sorted(names)
+    page = web.get(urls.top500_list("2025-06", params={"per": "25", "page": "3"}), headers=HTML).text
+    assert "page 3 of 20" in page
+    assert 'rel="next"' in page and 'rel="prev"' in page
+
+
+def test_bad_list_parameters_are_400_naming_the_allowed_values(web):
+    response = web.get(urls.top500_list("2025-06", params={"sort": "nonsense"}), headers={"Accept": "application/json"})
+    assert response.status_code == 400 and "rank" in response.json()["error"]["message"]
+    assert web.get(urls.top500_list("2025-06", params={"per": "7"})).status_code == 400
+    assert web.get(urls.top500_list("1999-06"), headers=HTML).status_code == 404
+    assert web.get("/lists/nothing", headers=HTML).status_code == 404
+
+
+def test_csv_and_json_twins_hold_the_same_rows_as_the_page(web):
+    params = {"country": "DE", "sort": "rmaxTflops", "order": "desc"}
+    page = body_rows(web.get(urls.top500_list("2025-06", params=params), headers=HTML).text)
+    table = list(csv.DictReader(io.StringIO(web.get(urls.top500_list("2025-06", "csv", params)).text)))
+    assert [r["name"] for r in table] == [r[1] for r in page] and all(r["country"] == "DE" for r in table)
+    assert table[0]["rmaxClaim"].startswith("https://w3id.org/hpckg/id/claim/")
+    document = web.get(urls.top500_list("2025-06", params=params), headers={"Accept": "application/json"}).json()
+    assert [r["name"] for r in document["rows"]] == [r[1] for r in page]
+    assert document["count"] == len(page)
+    assert abs(document["totals"]["rmaxTflops"]["value"] - sum(float(r["rmaxTflops"]) for r in table)) < 1e-6
+
+
+def test_the_sparql_behind_a_list_opens_in_the_editor_and_answers_the_same_rows(web):
+    page = web.get(urls.top500_list("2024-11"), headers=HTML).text
+    link = html.unescape(re.search(r'<a href="([^"]+)" id="sparql-behind">', page).group(1))
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)["query"][0]
+    assert "VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }" in query
+    editor = web.get(link, headers=HTML)
+    assert editor.status_code == 200 and "El Capitan" in editor.text
+    answer = web.get(urls.sparql(query), headers={"Accept": "application/sparql-results+json"}).json()
+    assert len(answer["results"]["bindings"]) == 500
+
+
+def test_epoch_clusters_filter_by_status_certainty_country_owner_and_chip(web):
+    everything = web.get(urls.epoch_clusters("json")).json()
+    assert everything["count"] > 700
+    for key in ("status", "certainty", "country", "owners", "chips"):
+        value = next(r[key].split(" / ")[0] for r in everything["rows"] if r.get(key))
+        chosen = web.get(urls.epoch_clusters("json", {key: value})).json()
+        assert 0 < chosen["count"] < everything["count"], key
+        assert all(value in r[key].split(" / ") for r in chosen["rows"]), key
+    page = web.get(urls.epoch_clusters(params={"status": "planned", "per": "25"}), headers=HTML).text
+    assert len(body_rows(page)) == 25 and all(r[1] == "planned" for r in body_rows(page))
+
+
+def test_the_tier_switch_changes_the_totals_and_says_how_much_is_lead(web):
+    every = web.get(urls.epoch_clusters("json")).json()
+    reported = web.get(urls.epoch_clusters("json", {"tier": "reported"})).json()
+    assert every["totals"]["accelerators"]["lead"] > 0  # Epoch's derived counts are leads
+    assert reported["totals"]["accelerators"]["lead"] == 0
+    assert reported["totals"]["accelerators"]["value"] == pytest.approx(
+        every["totals"]["accelerators"]["value"] - every["totals"]["accelerators"]["lead"])
+    assert reported["count"] < every["count"]
+    page = web.get(urls.epoch_clusters(params={"tier": "reported"}), headers=HTML).text
+    assert "only figures reported or better" in page and "of which lead" in page
+
+
+def test_the_lists_page_names_every_edition(web):
+    page = web.get(urls.lists(), headers=HTML).text
+    assert f'href="{urls.top500_list("2025-06")}"' in page and f'href="{urls.top500_list("2024-11")}"' in page
+    assert f'href="{urls.epoch_clusters()}"' in page
+    chosen = web.get(urls.top500_editions() + "?edition=2024-11")
+    assert chosen.status_code == 303 and chosen.headers["location"] == urls.top500_list("2024-11")

@@ -1,0 +1,74 @@
+"""Search over a store with real TOP500 and Epoch AI imports, in-process through Starlette's TestClient:
+any name or alias, whatever the accents, case and punctuation, ranked exact > prefix > word, typed, as a
+page and as JSON; and the index on its own over names given to it."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from hpckg.serve import urls
+from hpckg.serve.search import Entity, SearchIndex
+from serve_live import in_process
+from website_store import imported_store
+
+HTML = {"Accept": "text/html"}
+
+
+@pytest.fixture(scope="module")
+def web():
+    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+        yield client
+
+
+def found(web, text: str, limit: int = 10) -> list[dict]:
+    response = web.get(urls.search(text, "json") + f"&limit={limit}")
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+def test_a_system_is_found_by_its_name_whatever_the_case_accents_and_punctuation(web):
+    for text in ("El Capitan", "el capitan", "ÉL-CAPITAN", "el.capitan"):
+        first = found(web, text)[0]
+        assert (first["label"], first["type"], first["match"]) == ("El Capitan", "system", "exact"), text
+        assert first["page"] == urls.page("system", "top500-180307")
+
+
+def test_sites_organisations_and_parts_are_found_and_typed(web):
+    assert any(r["type"] == "site" and r["matched"] == "DOE/NNSA/LLNL" for r in found(web, "doe nnsa llnl"))
+    assert found(web, "nvidia")[0]["type"] == "organisation"
+    assert any(r["type"] == "part" for r in found(web, "h100 sxm5", 50))
+    assert found(web, "julich")  # Jülich, without its accent
+
+
+def test_results_are_ranked_exact_then_prefix_then_word(web):
+    results = found(web, "jupiter", 50)
+    order = {"exact": 0, "prefix": 1, "word": 2}
+    assert [order[r["match"]] for r in results] == sorted(order[r["match"]] for r in results)
+    assert {r["match"] for r in results} >= {"prefix", "word"}
+    assert results[0]["matched"].lower().startswith("jupiter")
+
+
+def test_the_search_page_links_each_result_and_every_page_has_the_box(web):
+    page = web.get(urls.search("frontier"), headers=HTML).text
+    assert f'href="{urls.page("system", "top500-180047")}"' in page
+    assert 'value="frontier"' in page and 'role="search"' in page
+    for url in (urls.home(), urls.lists(), urls.page("system", "top500-180047")):
+        assert re.search(r'<form class="search" role="search" method="get" action="/search">',
+                         web.get(url, headers=HTML).text), url
+    assert "0 results" in html.unescape(web.get(urls.search("zzqqxx"), headers=HTML).text)
+    assert web.get(urls.search("x", "json") + "&limit=1000").status_code == 400
+
+
+def test_the_index_alone_ranks_and_dedupes():
+    kalos, other = Entity("sys:kalos", "system", "Kalos"), Entity("sys:k2", "system", "Kalos Two")
+    site = Entity("site:k", "site", "Kalos Centre")
+    index = SearchIndex([(kalos, "Kalos"), (kalos, "Kalos (Shanghai AI Lab)"), (other, "Kalos Two"),
+                         (site, "Centre of Kalos")])
+    hits = index.search("KALOS")
+    assert [(h.entity.iri, h.match) for h in hits] == [("sys:kalos", "exact"), ("sys:k2", "prefix"),
+                                                       ("site:k", "word")]
+    assert index.search("") == [] and index.search("!!!") == []
+    assert [h.entity.iri for h in index.search("centre kal")] == ["site:k"]
