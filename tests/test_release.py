@@ -15,7 +15,8 @@ import rdflib
 
 from dcat_ap import MANDATORY, RECOMMENDED, as_rdflib, validate
 from hpckg.build import populate, source_files
-from hpckg.publish.release import Origin, git_origin, release, sha256_file
+from hpckg.project import sha256_of
+from hpckg.publish.release import Origin, git_origin, release
 from hpckg.publish.settings import PublisherSettings
 from hpckg.store import Store
 from serve_live import in_process, serve_store
@@ -69,7 +70,7 @@ def test_checksums_and_sizes_in_the_description_are_the_files(first_release):
         assert str(graph.value(dist, DCAT.compressFormat)).endswith("/application/gzip")
         assert gzip.decompress(data)  # each dump is a gzip file
     sums = dict(reversed(line.split("  ")) for line in (first_release / "SHA256SUMS").read_text().splitlines())
-    assert sums == {name: sha256_file(first_release / name) for name in sums} and len(sums) == 10
+    assert sums == {name: sha256_of(first_release / name) for name in sums} and len(sums) == 10
 
 
 def test_the_release_description_conforms_to_dcat_ap(first_release):
@@ -126,7 +127,7 @@ def test_origin_is_the_checked_out_commit_and_the_build_inputs():
     head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
                           capture_output=True, text=True, check=True).stdout.strip()
     assert origin.commit == head
-    assert {sha for _, sha in origin.inputs} == {sha256_file(p) for p in inputs}
+    assert {sha for _, sha in origin.inputs} == {sha256_of(p) for p in inputs}
     assert all(not name.startswith("/") for name, _ in origin.inputs)
 
 

@@ -35,6 +35,7 @@ are build inputs like the curated files and are rebuilt from their sources, so t
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import tomllib
@@ -267,3 +268,12 @@ def read_file(path: Path, *, limit: int | None = None, inside: Path | None = Non
         raise FileRefused(path, f"is {size / 1e6:.1f} MB, larger than the {limit / 1e6:g} MB hpckg reads from "
                                 "one such file")
     return data
+
+
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file, read in 1 MiB blocks (imports name their inputs by it, releases their dumps)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

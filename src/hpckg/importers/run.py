@@ -33,6 +33,7 @@ from hpckg.errors import InputError
 from hpckg.importers import importer
 from hpckg.machinegraphs import graph_file, read_header, write_graph
 from hpckg.namespaces import GRAPH, entity, hpc, software_slug
+from hpckg.project import sha256_of
 from hpckg.reference import Reference
 from hpckg.terms import TIER
 
@@ -166,14 +167,6 @@ def _counts_from_header(recorded: dict[str, str]) -> dict:
                 "skipped_count": int(recorded["skipped"])}
     except (KeyError, ValueError):
         return {}
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def expand(name: str, inputs: Iterable[Path]) -> list[Path]:

@@ -30,6 +30,7 @@ import pyoxigraph as ox
 from hpckg import __version__
 from hpckg.formats import RDF_FORMATS, RdfFormatInfo
 from hpckg.namespaces import BASE, META_GRAPH, PREFIXES
+from hpckg.project import sha256_of
 from hpckg.publish import changes
 from hpckg.publish.description import DATASET, Dump, describe
 from hpckg.publish.schemaorg import citation
@@ -56,14 +57,6 @@ class Origin:
         return self.time[:10]
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def git_origin(root: Path, inputs: list[Path]) -> Origin:
     """The commit checked out at `root` and its commit time; the inputs with their checksums."""
     def git(*args: str) -> str | None:
@@ -77,7 +70,7 @@ def git_origin(root: Path, inputs: list[Path]) -> Origin:
     time = git("log", "-1", "--format=%cI") if commit else None
     if time is None:
         raise ValueError(f"{root} is not a git checkout with a commit: a release is dated by its commit")
-    files = tuple(sorted((_relative(path, root), sha256_file(path)) for path in inputs))
+    files = tuple(sorted((_relative(path, root), sha256_of(path)) for path in inputs))
     return Origin(commit, time, files)
 
 
@@ -223,7 +216,7 @@ def release(store: AnyStore, *, releases: Path, origin: Origin, settings: Publis
     log = changes.compare(old, published, version=version, previous=before[0] if before else None)
     _write(folder / "CHANGES.md", changes.markdown(log, published).encode())
     _write(folder / "changes.ttl", serialize_triples(changes.triples(log), RDF_FORMATS["ttl"]))
-    sums = "".join(f"{sha256_file(p)}  {p.name}\n" for p in sorted(folder.iterdir())
+    sums = "".join(f"{sha256_of(p)}  {p.name}\n" for p in sorted(folder.iterdir())
                    if p.is_file() and p.name != "SHA256SUMS")
     _write(folder / "SHA256SUMS", sums.encode())
     return folder
