@@ -112,3 +112,11 @@ def test_web_refuses_a_bad_value_in_the_error_shape(web):
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "invalid-parameter" and "verified, reported, lead" in error["message"]
+
+
+def test_a_system_parameter_is_bound_as_the_systems_iri_and_refuses_other_text():
+    bound = canned_query("system-editions").bind({"system": "top500-180047"})
+    assert "VALUES ?system { <https://w3id.org/hpckg/id/system/top500-180047> }" in bound
+    for hostile in ("x> } ?s ?p ?o {", 'a" . } DROP ALL #', "", "a/b"):
+        with pytest.raises(InputError, match="is a system's slug"):
+            canned_query("system-editions").bind({"system": hostile})

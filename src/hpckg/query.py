@@ -37,6 +37,10 @@ LITERAL_TYPES = {"xsd:boolean": XSD_BOOLEAN, "xsd:integer": XSD_INTEGER, "xsd:st
 # a fraction of a second where matching the edition's dcterms:issued text scans every edition.
 EDITION_TYPE = "hpc:ListEdition"
 EDITION_NAME = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
+# A system named by its slug, bound as its IRI (sys:SLUG): a query starting from the IRI reads the system's own
+# claims, where building the IRI from a string inside the query (BIND(IRI(...))) joins it last, after a scan.
+SYSTEM_TYPE = "hpc:System"
+SYSTEM_SLUG = re.compile(r"[A-Za-z0-9_~-]{1,200}")
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ class Parameter:
 
     def allowed(self) -> list[str] | None:
         """The values a scheme-typed parameter takes (concept notations, in the scheme's order)."""
-        if self.type == EDITION_TYPE:
+        if self.type in (EDITION_TYPE, SYSTEM_TYPE):
             return None
         if self.type in LITERAL_TYPES:
             return ["true", "false"] if self.type == "xsd:boolean" else None
@@ -80,6 +84,10 @@ class Parameter:
             if not EDITION_NAME.fullmatch(value):
                 raise InputError(f"parameter {self.name} is a TOP500 edition written YYYY-MM (2025-06), not {value!r}")
             return ox.NamedNode(f"{PREFIXES['ds']}top500-{value}")
+        if self.type == SYSTEM_TYPE:
+            if not SYSTEM_SLUG.fullmatch(value):
+                raise InputError(f"parameter {self.name} is a system's slug (letters, digits, - _ ~), not {value!r}")
+            return ox.NamedNode(f"{PREFIXES['sys']}{value}")
         scheme = self._scheme()
         for concept in scheme.concepts:
             if value in (concept.notation, concept.iri, shorten(concept.iri)):
