@@ -9,7 +9,9 @@ import re
 
 import pytest
 
-from hpckg.serve import urls
+from hpckg.query import canned_query
+from hpckg.serve import lists, urls
+from hpckg.serve.analytics import QUERIES
 from serve_live import in_process
 from website_store import imported_store
 
@@ -61,3 +63,17 @@ def test_a_system_page_charts_its_rank_and_rmax_per_edition(web):
     assert "<svg" in chart
     # A system never listed in the TOP500 has no such chart.
     assert 'id="system-history"' not in web.get(urls.page("system", "kalos"), headers=HTML).text
+
+
+@pytest.mark.parametrize("name", QUERIES)
+def test_the_precomputed_chart_figures_equal_their_querys_answer_on_the_endpoint(web, name):
+    """The charts' figures are computed once per store generation from flat reads (hpckg.serve.analytics); the
+    canned query each chart links to, run on the endpoint, answers the same rows."""
+    prepared = web.app.state.service.prepared
+    figures = prepared.top500_figures()[name]
+    answer = web.get(urls.sparql(canned_query(name).bind()), headers={"Accept": "application/sparql-results+json"})
+    assert answer.status_code == 200, answer.text
+    live = lists.rows_from_results(answer.json())
+    assert len(live) >= 2 and sorted(map(repr, figures)) == sorted(map(repr, live))
+    # The chart links to that query.
+    assert urls.query_editor(canned_query(name).bind()) in html.unescape(web.get(urls.charts(), headers=HTML).text)

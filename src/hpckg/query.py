@@ -158,12 +158,14 @@ def bind_parameters(text: str, values: Mapping[str, str], *, label: str = "query
         raise InputError(f"{label} has no parameter {', '.join(unknown)}; it takes {takes}")
     for name, parameter in parameters.items():
         term = parameter.term(values.get(name, parameter.default))
+        # Each `VALUES ?name { ... }` line holds the value: a query whose subqueries each start from the value
+        # (top500-list) repeats the line in each, since a subquery sees no outer binding.
         pattern = re.compile(r"VALUES\s+\?" + re.escape(name) + r"\s*\{[^}]*\}")
-        if len(pattern.findall(text)) != 1:
-            raise InputError(f"{label} declares parameter {name} but has no single `VALUES ?{name} {{ ... }}` line "
+        if not pattern.search(text):
+            raise InputError(f"{label} declares parameter {name} but has no `VALUES ?{name} {{ ... }}` line "
                              "to bind it in")
-        found = pattern.search(text)
-        text = text[:found.start()] + f"VALUES ?{name} {{ {term} }}" + text[found.end():]
+        bound = f"VALUES ?{name} {{ {term} }}"
+        text = pattern.sub(lambda _, bound=bound: bound, text)  # a function: the term's text is not a template
     return text
 
 

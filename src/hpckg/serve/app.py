@@ -55,8 +55,10 @@ from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
 from hpckg.serve import charts, lists, urls
+from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
+from hpckg.serve.precompute import Prepared
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
 from hpckg.serve.remote import FOLLOW_SECONDS, is_url
 from hpckg.serve.sparql import (
@@ -211,6 +213,7 @@ class Service:
                                    allow_network=settings.allow_service or self.remote,
                                    memory_mb=settings.query_memory_mb)
             self.stats = statistics(self.store)
+            self.prepared = self._prepare(self.views)
         except BaseException:
             if hasattr(self, "pool"):
                 self.pool.close()
@@ -290,6 +293,12 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
+    def _prepare(self, views: Views) -> Prepared:
+        """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
+        prepared = Prepared(views, lambda: self.pool.generation)
+        prepared.start()
+        return prepared
+
     def _open(self, generation: Path | str) -> Store | RemoteStore:
         if self.remote:
             return RemoteStore(str(generation))
@@ -306,7 +315,9 @@ class Service:
             return
         with self._switch_lock:
             views, stats = Views(fresh, self.settings.base_iri), statistics(fresh)
-            self.store, self.views, self.stats = fresh, views, stats
+            old = self.prepared
+            self.store, self.views, self.stats, self.prepared = fresh, views, stats, self._prepare(views)
+            old.closed = True
             self.pool.switch(self.settings.store_path)
             logger.info("switched to generation %d of %s (a new build)", fresh.generation(), fresh.location)
 
@@ -329,7 +340,8 @@ class Service:
             store = self._open(latest)
             views, stats = Views(store, self.settings.base_iri), statistics(store)
             old = self.store
-            self.store, self.views, self.stats = store, views, stats
+            self.prepared.closed = True
+            self.store, self.views, self.stats, self.prepared = store, views, stats, self._prepare(views)
             self.pool.switch(latest)
             self.generation_path = latest
             logger.info("switched to the store generation %s (a new build)", latest.name)
@@ -344,6 +356,8 @@ class Service:
         if self._closed:
             return
         self._closed = True
+        if hasattr(self, "prepared"):
+            self.prepared.closed = True
         logger.info("stopping %d query workers", self.pool.size)
         self.pool.close()
         self._close_store()
@@ -777,16 +791,15 @@ class Routes:
 
     @guarded
     def charts(self, request: Request) -> Response:
-        client = client_of(request)
+        # The figures are precomputed per store generation (hpckg.serve.precompute), each equal to the answer
+        # of the canned query its chart links to; the queries themselves run over the endpoint's time limit.
+        figures = self.service.prepared.top500_figures()
         drawn = self.drawn("top500-charts", lambda: [
-            charts.performance_development(self.query_rows(client, "performance-development", {}),
-                                           self.editor_url("performance-development", {})),
-            charts.performance_share(self.query_rows(client, "performance-share-by-country", {}), "countryLabel",
-                                     "country", "share-by-country", "Performance share by country",
-                                     self.editor_url("performance-share-by-country", {})),
-            charts.performance_share(self.query_rows(client, "rmax-by-vendor-parent", {}), "parentLabel",
-                                     "parent", "share-by-vendor", "Performance share by today's vendor parent",
-                                     self.editor_url("rmax-by-vendor-parent", {}))])
+            charts.performance_development(figures[DEVELOPMENT], self.editor_url(DEVELOPMENT, {})),
+            charts.performance_share(figures[BY_COUNTRY], "countryLabel", "country", "share-by-country",
+                                     "Performance share by country", self.editor_url(BY_COUNTRY, {})),
+            charts.performance_share(figures[BY_VENDOR], "parentLabel", "parent", "share-by-vendor",
+                                     "Performance share by today's vendor parent", self.editor_url(BY_VENDOR, {}))])
         return html_response(self.service.views.charts_page(drawn))
 
     def drawn(self, key: str, draw: Callable[[], object]):
@@ -846,8 +859,11 @@ class Routes:
         if edition not in editions:
             raise HttpError(404, "unknown-edition",
                             f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}")
+        # The edition's claims read in one pattern and pivoted (hpckg.serve.editions): the same rows as the
+        # canned query top500-list, which the page links to, in a second on the full graph.
+        rows = self.service.prepared.edition(edition)
         return self.list_response(request, lists.TOP500, ext, {"edition": edition}, urls.top500_list(edition),
-                                  f"TOP500, {edition}", editions)
+                                  f"TOP500, {edition}", editions, rows)
 
     def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
         """The rows a canned query answers, its declared parameters bound (checked against their types);
@@ -865,8 +881,10 @@ class Routes:
         return rows
 
     def list_response(self, request: Request, spec: lists.ListSpec, ext: str, query_params: dict[str, str],
-                      base: str, heading: str, editions: list[str] | None = None) -> Response:
-        rows = self.query_rows(client_of(request), spec.query, query_params)
+                      base: str, heading: str, editions: list[str] | None = None,
+                      rows: list[dict[str, object]] | None = None) -> Response:
+        if rows is None:
+            rows = self.query_rows(client_of(request), spec.query, query_params)
         params = {key: first(request.query_params, key) or "" for key in request.query_params}
         try:
             page = lists.select(spec, rows, params, query_params)

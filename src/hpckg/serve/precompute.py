@@ -1,0 +1,101 @@
+"""What the website computes once per store generation, started in the background when the server opens a
+generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
+preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics) and the newest TOP500
+edition's list (hpckg.serve.editions).
+
+A request that needs one of them before the background has made it computes it itself (once: the others
+wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
+data changes between builds, so every figure is kept with the update revision it was computed at and
+computed again after an update.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+from hpckg.serve import analytics, editions
+
+logger = logging.getLogger("hpckg.serve")
+EDITIONS_KEPT = 16  # edition lists kept per generation (one is ~500 rows)
+
+
+class Prepared:
+    """One generation's precomputed figures, keyed by (what, update revision)."""
+
+    def __init__(self, views, revision: Callable[[], int]):
+        self.views = views
+        self.store = views.store
+        self.revision = revision
+        self._values: OrderedDict[tuple, object] = OrderedDict()
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
+        self._thread: threading.Thread | None = None
+        self.closed = False
+
+    def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None) -> object:
+        key = (what, self.revision())
+        with self._lock:
+            if key in self._values:
+                return self._values[key]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._lock:
+                if key in self._values:
+                    return self._values[key]
+            value = compute()
+            with self._lock:
+                self._values[key] = value
+                self._locks.pop(key, None)
+                if kept is not None:
+                    same = [k for k in self._values if k[0].startswith(what.split(":", 1)[0] + ":")]
+                    for old in same[:-kept]:
+                        del self._values[old]
+            return value
+
+    def top500_figures(self) -> dict[str, analytics.Rows]:
+        return self.get("top500-figures", lambda: analytics.top500_figures(self.store))  # type: ignore[return-value]
+
+    def edition(self, edition: str) -> list[dict[str, object]]:
+        return self.get(f"edition:{edition}", lambda: editions.edition_rows(self.store, edition),
+                        kept=EDITIONS_KEPT)  # type: ignore[return-value]
+
+    def newest_edition(self) -> str | None:
+        rows = editions.select(self.store, """SELECT (MAX(STR(?issued)) AS ?newest) WHERE {
+            ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued }""")
+        return rows[0]["newest"].value if rows and "newest" in rows[0] else None
+
+    def start(self) -> None:
+        """Compute everything in a background thread (daemon: a closing server does not wait for it)."""
+        self._thread = threading.Thread(target=self.warm, name="hpckg-precompute", daemon=True)
+        self._thread.start()
+
+    def warm(self) -> None:
+        steps: list[tuple[str, Callable[[], object]]] = [
+            ("search index", lambda: self.views.search_index),
+            ("preamble", self.views.preamble),
+            ("TOP500 figures", self.top500_figures),
+            ("newest edition", lambda: (newest := self.newest_edition()) and self.edition(newest)),
+        ]
+        for name, step in steps:
+            if self.closed:
+                return
+            started = time.perf_counter()
+            try:
+                step()
+            except Exception as error:  # a closed or damaged store: the request that needs it will say so
+                logger.info("precomputing the %s failed: %s", name, error)
+                continue
+            self.timings[name] = time.perf_counter() - started
+            logger.info("precomputed the %s in %.1f s", name, self.timings[name])
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background to finish (for tests and benchmarks); True when it has."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
