@@ -848,7 +848,8 @@ class Routes:
         if name != lists.EPOCH_CLUSTERS.name:
             raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters")
         return self.list_response(request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
-                                  lists.EPOCH_CLUSTERS.title)
+                                  lists.EPOCH_CLUSTERS.title,
+                                  rows=self.service.prepared.canned_rows(lists.EPOCH_CLUSTERS.query))
 
     @guarded
     def top500_list(self, request: Request) -> Response:
