@@ -77,3 +77,35 @@ def test_the_precomputed_chart_figures_equal_their_querys_answer_on_the_endpoint
     assert len(live) >= 2 and sorted(map(repr, figures)) == sorted(map(repr, live))
     # The chart links to that query.
     assert urls.query_editor(canned_query(name).bind()) in html.unescape(web.get(urls.charts(), headers=HTML).text)
+
+
+def number(cell: str) -> float:
+    return float(cell.replace(",", ""))
+
+
+@pytest.mark.parametrize("chart_id", ["accelerators-by-country", "accelerators-by-owner"])
+def test_epoch_accelerators_over_time_and_the_tier_switch_leaving_leads_out(web, chart_id):
+    every = figure(web.get(urls.charts(), headers=HTML).text, chart_id)
+    assert "<svg" in every and 'role="img"' in every and "<script" not in every
+    table = data_rows(every)
+    years = [row[0] for row in table]
+    assert years == sorted(years) and len(years) > 5
+    # Cumulative: each year's total is at least the year before's; the categories add up to the total.
+    totals = [number(row[-2]) for row in table]
+    assert totals == sorted(totals)
+    for row in table:
+        assert sum(number(cell) for cell in row[1:-2]) == pytest.approx(number(row[-2]))
+    # The last year's figures are Epoch's clusters as the list serves them: every cluster with a first
+    # operational date and an accelerator count, and the part of it resting on a lead.
+    clusters = web.get(urls.epoch_clusters("json")).json()["rows"]
+    dated = [r for r in clusters if r.get("since") and "accelerators" in r and r.get("acceleratorsTier")]
+    lead = sum(r["accelerators"] for r in dated if r["acceleratorsTier"] == "lead")
+    assert number(table[-1][-2]) == pytest.approx(sum(r["accelerators"] for r in dated))
+    assert number(table[-1][-1]) == pytest.approx(lead) and lead > 0
+    # ?tier=reported leaves the leads out: the totals drop by exactly the lead amount, the lead column is zero.
+    reported = figure(web.get(urls.charts() + "?tier=reported", headers=HTML).text, chart_id)
+    last = data_rows(reported)[-1]
+    assert number(last[-2]) == pytest.approx(number(table[-1][-2]) - lead)
+    assert number(last[-1]) == 0
+    assert "Only counts reported or better" in html.unescape(reported)
+    assert web.get(urls.charts() + "?tier=sure", headers=HTML).status_code == 400

@@ -800,7 +800,21 @@ class Routes:
                                      "Performance share by country", self.editor_url(BY_COUNTRY, {})),
             charts.performance_share(figures[BY_VENDOR], "parentLabel", "parent", "share-by-vendor",
                                      "Performance share by today's vendor parent", self.editor_url(BY_VENDOR, {}))])
-        return html_response(self.service.views.charts_page(drawn))
+        # The tier switch: ?tier=reported leaves out the clusters whose accelerator count rests on a lead (every
+        # TOP500 figure is a reported one, read from the list's own file, so those charts do not change).
+        min_tier = first(request.query_params, "tier") or "lead"
+        if min_tier not in lists.TIERS:
+            raise HttpError(400, "invalid-parameter", f"tier is one of {', '.join(lists.TIERS)}, not {min_tier!r}")
+        clusters = self.service.prepared.canned_rows(lists.EPOCH_CLUSTERS.query)
+        query_url = self.editor_url(lists.EPOCH_CLUSTERS.query, {})
+        epoch = self.drawn(f"epoch-charts-{min_tier}", lambda: [
+            charts.accelerators_over_time(clusters, "country", "accelerators-by-country",
+                                          "AI accelerators by country over time (Epoch AI)", "Country", query_url,
+                                          min_tier),
+            charts.accelerators_over_time(clusters, "owners", "accelerators-by-owner",
+                                          "AI accelerators by owner over time (Epoch AI)", "Owner", query_url,
+                                          min_tier)])
+        return html_response(self.service.views.charts_page(drawn, epoch, min_tier))
 
     def drawn(self, key: str, draw: Callable[[], object]):
         """A chart (or charts) drawn once per store generation."""

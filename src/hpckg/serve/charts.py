@@ -123,3 +123,65 @@ def system_history(rows: list[dict[str, object]], name: str, query_url: str = ""
               str(row.get("rmaxTier") or "")] for row in rows]
     return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, render_svg(spec, alt),
                  ["Edition", "Rank", "Rmax (TFlop/s)", "Tier"], table, query_url)
+
+
+SHOWN_OWNERS = 6
+LEAD, SURER = "lead", "reported or verified"
+
+
+def accelerators_over_time(rows: list[dict[str, object]], key: str, chart_id: str, title: str, heading: str,
+                           query_url: str = "", min_tier: str = "lead") -> Chart:
+    """Epoch AI's GPU clusters (the rows of epoch-clusters-list): the cumulative number of AI accelerators of
+    the clusters operational by each year (their first operational date), stacked by `key` (country, owner;
+    the largest by the last year named, the rest 'others'), the part resting on a lead figure drawn lighter.
+    min_tier 'reported' (or 'verified') leaves out the clusters whose count is a weaker claim."""
+    from hpckg.serve.lists import TIERS
+
+    floor = TIERS.index(min_tier)
+    counted = [row for row in rows if row.get("since") and isinstance(row.get("accelerators"), int | float)
+               and row.get("acceleratorsTier") in TIERS and TIERS.index(str(row["acceleratorsTier"])) >= floor]
+    years = [str(y) for y in range(min((int(str(r["since"])[:4]) for r in counted), default=0),
+                                   max((int(str(r["since"])[:4]) for r in counted), default=-1) + 1)]
+    overall: dict[str, float] = {}
+    for row in counted:
+        category = str(row.get(key) or "unknown")
+        overall[category] = overall.get(category, 0.0) + float(row["accelerators"])  # type: ignore[arg-type]
+    named = [c for c, _ in sorted(overall.items(), key=lambda item: -item[1])[:SHOWN_OWNERS]]
+    categories = [*named, OTHERS] if len(overall) > len(named) else named
+    cells: dict[tuple[str, str, str], float] = {}
+    for row in counted:
+        category = str(row.get(key) or "unknown")
+        category = category if category in named else OTHERS
+        tier = LEAD if row["acceleratorsTier"] == "lead" else SURER
+        start = str(row["since"])[:4]
+        for year in years[years.index(start):]:
+            cell = (year, category, tier)
+            cells[cell] = cells.get(cell, 0.0) + float(row["accelerators"])  # type: ignore[arg-type]
+    values = [{"year": y, "category": c, "tier": t, "accelerators": v} for (y, c, t), v in cells.items()]
+    total = {y: sum(v for (year, _, _), v in cells.items() if year == y) for y in years}
+    lead = {y: sum(v for (year, _, t), v in cells.items() if year == y and t == LEAD) for y in years}
+    if years:
+        last = years[-1]
+        largest = ", ".join(f"{c} {_number(sum(v for (y, cat, _), v in cells.items() if y == last and cat == c))}"
+                            for c in named[:3])
+        alt = (f"Stacked bar chart of the cumulative number of AI accelerators in Epoch AI's GPU clusters by the "
+               f"year they first operated, by {heading.lower()}, {years[0]} to {last}: {_number(total[last])} "
+               f"accelerators in {len(counted)} clusters by {last}, of which {_number(lead[last])} rest on a lead "
+               f"(drawn lighter); the largest: {largest}."
+               + (f" Only counts {min_tier} or better." if min_tier != "lead" else ""))
+    else:
+        alt = "No Epoch AI cluster with a first operational date and an accelerator count is imported."
+    spec = {"width": WIDTH, "height": 320, "data": {"values": values}, "mark": "bar",
+            "encoding": {"x": {"field": "year", "type": "ordinal", "title": "Year"},
+                         "y": {"field": "accelerators", "type": "quantitative", "stack": "zero",
+                               "title": "AI accelerators (cumulative)"},
+                         "color": {"field": "category", "type": "nominal", "title": heading, "sort": categories},
+                         "opacity": {"field": "tier", "type": "nominal", "title": "Tier of the count",
+                                     "scale": {"domain": [SURER, LEAD], "range": [1, 0.35]}},
+                         "order": {"field": "tier", "type": "nominal", "sort": "descending"},
+                         "tooltip": [{"field": "year"}, {"field": "category"}, {"field": "tier"},
+                                     {"field": "accelerators", "format": ","}]}}
+    table = [[y, *(_number(sum(v for (year, c, _), v in cells.items() if year == y and c == cat))
+                   for cat in categories), _number(total[y]), _number(lead[y])] for y in years]
+    return Chart(chart_id, title, alt, render_svg(spec, alt), ["Year", *categories, "Total", "Of which lead"],
+                 table, query_url)

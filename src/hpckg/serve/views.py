@@ -268,8 +268,9 @@ class Views:
             "fraction": fraction, "figure": figure_text},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
 
-    def charts_page(self, charts: list[Chart]) -> Html:
-        return Html("Charts", "charts.html", {"charts": charts})
+    def charts_page(self, charts: list[Chart], epoch: list[Chart], min_tier: str) -> Html:
+        return Html("Charts", "charts.html", {"charts": charts, "epoch": epoch, "min_tier": min_tier,
+                                              "tiers": ("lead", "reported", "verified")})
 
     def lists_index(self, editions: list[dict[str, object]]) -> Html:
         return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
