@@ -113,6 +113,27 @@ def test_the_tier_switch_changes_the_totals(server, tmp_path):
     assert some_lead == "0" and all_lead != "0"
 
 
+def test_the_epoch_charts_and_their_tier_switch(server, tmp_path):
+    """Epoch AI's accelerators over time, drawn with their data tables; ?tier=reported (the charts page's tier
+    switch, a GET form) leaves the lead counts out: the last year's total drops by its lead part."""
+    def last_row(dom: str, chart_id: str) -> list[str]:
+        table = re.search(rf'<table class="chart-table" id="{chart_id}-data">(.*?)</table>', dom, re.S).group(1)
+        rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1], re.S)
+        return [html.unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", rows[-1])]
+
+    tall = "1280,6400"  # the whole page, the Epoch charts at its end
+    every = browse(server.url + urls.charts(), tmp_path / "p", "charts-epoch.png", tall)
+    reported = browse(server.url + urls.charts() + "?tier=reported", tmp_path / "p", "charts-epoch-reported.png",
+                      tall)
+    assert 'name="tier" value="reported" checked' in reported.replace('checked=""', "checked")
+    for chart_id in ("accelerators-by-country", "accelerators-by-owner"):
+        chart = re.search(rf'<figure class="chart" id="{chart_id}">(.*?)</figure>', every, re.S).group(1)
+        assert re.search(r'<svg [^>]*role="img"[^>]*aria-label="Stacked bar chart of the cumulative', chart)
+        *_, total, lead = map(lambda c: int(c.replace(",", "")), last_row(every, chart_id))
+        *_, reported_total, reported_lead = map(lambda c: int(c.replace(",", "")), last_row(reported, chart_id))
+        assert lead > 0 and reported_lead == 0 and reported_total == total - lead
+
+
 def test_a_list_and_a_system_page_at_phone_width(server, tmp_path):
     page = browse(server.url + urls.top500_list("2025-06"), tmp_path / "p", "phone-top500.png", PHONE)
     assert '<div class="table-scroll">' in page  # the wide table scrolls inside, the page does not
