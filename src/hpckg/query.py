@@ -29,7 +29,8 @@ from hpckg.terms import XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
 from hpckg.vocabulary import Scheme, suggestion_text, vocabulary
 
 # "# param NAME: DEFAULT [TYPE] what it means" in a canned query's header; TYPE is a concept scheme of the
-# ontology (hpc:TierScheme: the value is one of its concepts) or xsd:boolean, xsd:integer or xsd:string.
+# ontology (hpc:TierScheme: the value is one of its concepts), xsd:boolean, xsd:integer or xsd:string, or
+# hpc:ListEdition (YYYY-MM, bound as the edition's IRI) or hpc:System (a slug, bound as the system's IRI).
 PARAM_LINE = re.compile(r"^#\s*param\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<default>\S+)\s+"
                         r"\[(?P<type>[\w-]+:[\w-]+)\]\s*(?P<description>.*)$")
 LITERAL_TYPES = {"xsd:boolean": XSD_BOOLEAN, "xsd:integer": XSD_INTEGER, "xsd:string": XSD_STRING}
