@@ -1,7 +1,8 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
 preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500
-edition's list (hpckg.serve.editions) and Epoch AI's clusters (the rows of epoch-clusters-list).
+edition's list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), then every
+older edition's list.
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -24,7 +25,7 @@ from hpckg.serve import analytics, editions, lists
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
 logger = logging.getLogger("hpckg.serve")
-EDITIONS_KEPT = 16  # edition lists kept per generation (one is ~500 rows)
+EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 MB); the TOP500 has 63
 
 
 class Prepared:
@@ -76,10 +77,11 @@ class Prepared:
             return lists.rows_from_results(json.loads(format_result(self.store.query(text, prefixes=False), "json")))
         return self.get(f"canned:{name}", run)  # type: ignore[return-value]
 
-    def newest_edition(self) -> str | None:
-        rows = editions.select(self.store, """SELECT (MAX(STR(?issued)) AS ?newest) WHERE {
-            ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued }""")
-        return rows[0]["newest"].value if rows and "newest" in rows[0] else None
+    def edition_names(self) -> list[str]:
+        """The TOP500 editions in the store, newest first."""
+        return [row["edition"].value for row in editions.select(self.store, """SELECT ?edition WHERE {
+            ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued . BIND (STR(?issued) AS ?edition) }
+            ORDER BY DESC(?edition)""")]
 
     def start(self) -> None:
         """Compute everything in a background thread (daemon: a closing server does not wait for it)."""
@@ -91,8 +93,10 @@ class Prepared:
             ("search index", lambda: self.views.search_index),
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
-            ("newest edition", lambda: (newest := self.newest_edition()) and self.edition(newest)),
+            ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
+            # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
+            ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
         ]
         began = time.perf_counter()
         for name, step in steps:
