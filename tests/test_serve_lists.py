@@ -149,3 +149,15 @@ def test_the_lists_page_names_every_edition(web):
     assert f'href="{urls.epoch_clusters()}"' in page
     chosen = web.get(urls.top500_editions() + "?edition=2024-11")
     assert chosen.status_code == 303 and chosen.headers["location"] == urls.top500_list("2024-11")
+
+
+def test_the_server_precomputes_its_generations_lists_and_figures_in_the_background(web):
+    prepared = web.app.state.service.prepared
+    assert prepared.wait(600), "the background precompute did not finish"
+    assert set(prepared.timings) == {"search index", "preamble", "TOP500 figures", "newest TOP500 edition",
+                                     "Epoch AI clusters", "older TOP500 editions"}
+    assert prepared.edition_names() == ["2025-06", "2024-11"]
+    # What a visitor gets is what the background made (the same rows, not computed again).
+    assert prepared.edition("2024-11") is prepared.edition("2024-11")
+    served = web.get(urls.top500_list("2024-11", "json")).json()["rows"]
+    assert [row["system"] for row in served] == [row["system"] for row in prepared.edition("2024-11")]
