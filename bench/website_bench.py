@@ -33,8 +33,8 @@ PIVOTED = ("1993-06", "2005-11", "2015-06", "2025-06")
 
 def start(store: Path, log: Path) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen([str(ROOT / ".venv/bin/hpckg"), "serve", "--store", str(store), "--host",
-                                "127.0.0.1", "--port", "0", "--rate-limit", "0"], stdout=subprocess.PIPE,
-                               stderr=log.open("wb"))
+                                "127.0.0.1", "--port", "0", "--rate-limit", "0", "--log-level", "info"],
+                               stdout=subprocess.PIPE, stderr=log.open("wb"))
     for line in process.stdout:
         found = re.search(r"at (http://127\.0\.0\.1:\d+)/", line.decode())
         if found:

@@ -155,7 +155,7 @@ def test_the_server_precomputes_its_generations_lists_and_figures_in_the_backgro
     prepared = web.app.state.service.prepared
     assert prepared.wait(600), "the background precompute did not finish"
     assert set(prepared.timings) == {"search index", "preamble", "TOP500 figures", "newest TOP500 edition",
-                                     "Epoch AI clusters", "older TOP500 editions"}
+                                     "Epoch AI clusters", "older TOP500 editions", "statistics"}
     assert prepared.edition_names() == ["2025-06", "2024-11"]
     # What a visitor gets is what the background made (the same rows, not computed again).
     assert prepared.edition("2024-11") is prepared.edition("2024-11")

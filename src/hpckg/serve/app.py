@@ -76,7 +76,7 @@ from hpckg.serve.sparql import (
     wants_html,
 )
 from hpckg.serve.views import Html, Views, json_dumps
-from hpckg.serve.void import service_description, statistics
+from hpckg.serve.void import service_description
 from hpckg.serve.workers import (
     Answer,
     Job,
@@ -212,7 +212,6 @@ class Service:
             self.pool = WorkerPool(self.generation_path, size=settings.workers, slow_slots=settings.slow_slots,
                                    allow_network=settings.allow_service or self.remote,
                                    memory_mb=settings.query_memory_mb)
-            self.stats = statistics(self.store)
             self.prepared = self._prepare(self.views)
         except BaseException:
             if hasattr(self, "pool"):
@@ -293,6 +292,12 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
+    @property
+    def stats(self) -> dict[str, int]:
+        """The home page's counts, computed with the generation's other figures (seconds on the full graph:
+        the server's start and a switch to a new build do not wait for them)."""
+        return self.prepared.statistics()
+
     def _prepare(self, views: Views) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
         prepared = Prepared(views, lambda: self.pool.generation)
@@ -314,9 +319,9 @@ class Service:
         if fresh.generation() == self.store.generation():
             return
         with self._switch_lock:
-            views, stats = Views(fresh, self.settings.base_iri), statistics(fresh)
+            views = Views(fresh, self.settings.base_iri)
             old = self.prepared
-            self.store, self.views, self.stats, self.prepared = fresh, views, stats, self._prepare(views)
+            self.store, self.views, self.prepared = fresh, views, self._prepare(views)
             old.closed = True
             self.pool.switch(self.settings.store_path)
             logger.info("switched to generation %d of %s (a new build)", fresh.generation(), fresh.location)
@@ -338,10 +343,10 @@ class Service:
             if latest == self.generation_path or self._closed:
                 return
             store = self._open(latest)
-            views, stats = Views(store, self.settings.base_iri), statistics(store)
+            views = Views(store, self.settings.base_iri)
             old = self.store
             self.prepared.closed = True
-            self.store, self.views, self.stats, self.prepared = store, views, stats, self._prepare(views)
+            self.store, self.views, self.prepared = store, views, self._prepare(views)
             self.pool.switch(latest)
             self.generation_path = latest
             logger.info("switched to the store generation %s (a new build)", latest.name)
@@ -516,8 +521,8 @@ class Service:
             self.pool.generation += 1
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.responses.clear()
-            self.stats = statistics(self.store)
-            self.publication.forget()  # the description counts what the update changed
+            # the description counts what the update changed; the statistics are kept per update revision
+            self.publication.forget()
         logger.info("applied an update; the query workers reopen the store")
 
 

@@ -1,8 +1,8 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
-preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500
-edition's list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), then every
-older edition's list.
+preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
+list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), every older edition's
+list, and the home page's statistics.
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, editions, lists
+from hpckg.serve import analytics, editions, lists, void
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
@@ -62,6 +62,9 @@ class Prepared:
                         del self._values[old]
             return value
 
+    def statistics(self) -> dict[str, int]:
+        return self.get("statistics", lambda: void.statistics(self.store))  # type: ignore[return-value]
+
     def top500_figures(self) -> dict[str, analytics.Rows]:
         return self.get("top500-figures", lambda: analytics.top500_figures(self.store))  # type: ignore[return-value]
 
@@ -97,6 +100,8 @@ class Prepared:
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
+            # Last: minutes on the full graph (counts of every class and tier), for the home page only.
+            ("statistics", self.statistics),
         ]
         began = time.perf_counter()
         for name, step in steps:
