@@ -16,6 +16,7 @@ or as an HTML page when the client is a browser.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import hashlib
 import hmac
@@ -55,7 +56,6 @@ from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
 from hpckg.serve import charts, lists, urls
-from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.precompute import Prepared
@@ -97,6 +97,8 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+# Charts drawn while a page reads the rest (vl-convert serialises its drawings in one runtime anyway).
+DRAWING = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="hpckg-draw")
 LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
 EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
@@ -796,29 +798,14 @@ class Routes:
 
     @guarded
     def charts(self, request: Request) -> Response:
-        # The figures are precomputed per store generation (hpckg.serve.precompute), each equal to the answer
-        # of the canned query its chart links to; the queries themselves run over the endpoint's time limit.
-        figures = self.service.prepared.top500_figures()
-        drawn = self.drawn("top500-charts", lambda: [
-            charts.performance_development(figures[DEVELOPMENT], self.editor_url(DEVELOPMENT, {})),
-            charts.performance_share(figures[BY_COUNTRY], "countryLabel", "country", "share-by-country",
-                                     "Performance share by country", self.editor_url(BY_COUNTRY, {})),
-            charts.performance_share(figures[BY_VENDOR], "parentLabel", "parent", "share-by-vendor",
-                                     "Performance share by today's vendor parent", self.editor_url(BY_VENDOR, {}))])
         # The tier switch: ?tier=reported leaves out the clusters whose accelerator count rests on a lead (every
         # TOP500 figure is a reported one, read from the list's own file, so those charts do not change).
         min_tier = first(request.query_params, "tier") or "lead"
         if min_tier not in lists.TIERS:
             raise HttpError(400, "invalid-parameter", f"tier is one of {', '.join(lists.TIERS)}, not {min_tier!r}")
-        clusters = self.service.prepared.canned_rows(lists.EPOCH_CLUSTERS.query)
-        query_url = self.editor_url(lists.EPOCH_CLUSTERS.query, {})
-        epoch = self.drawn(f"epoch-charts-{min_tier}", lambda: [
-            charts.accelerators_over_time(clusters, "country", "accelerators-by-country",
-                                          "AI accelerators by country over time (Epoch AI)", "Country", query_url,
-                                          min_tier),
-            charts.accelerators_over_time(clusters, "owners", "accelerators-by-owner",
-                                          "AI accelerators by owner over time (Epoch AI)", "Owner", query_url,
-                                          min_tier)])
+        # Drawn from figures precomputed per store generation (hpckg.serve.precompute), each equal to the answer
+        # of the canned query its chart links to; the queries themselves run over the endpoint's time limit.
+        drawn, epoch = self.service.prepared.charts(min_tier)
         return html_response(self.service.views.charts_page(drawn, epoch, min_tier))
 
     def drawn(self, key: str, draw: Callable[[], object]):
@@ -834,17 +821,25 @@ class Routes:
                     self.rows.popitem(last=False)
         return found
 
-    def system_history(self, client: str, slug: str, name: str) -> charts.Chart | None:
-        """The chart of a system's TOP500 editions, or None when it was never listed."""
+    def system_history(self, slug: str) -> Callable[[str], charts.Chart | None]:
+        """Start the chart of a system's TOP500 editions (its rows read, its SVG drawn in another thread while
+        the page reads the rest: the drawing is most of a first visit's time); call the result with the
+        system's name for the chart, or None when it was never listed."""
+        key = f"system-{slug}"
+        with self.rows_lock:
+            found = self.rows.get((self.service.pool.generation, "chart", key))
+        if found is not None:
+            return lambda name: found
         # Read on the page store in this process, like the rest of the page: entity pages need no query
         # worker, so they are answered while slow queries hold every worker.
         text = self.service.canned()["system-editions"].bind({"system": slug})
         views = self.service.views
         rows = lists.rows_from_results(json.loads(format_result(views.store.query(text, prefixes=False), "json")))
         if not rows:
-            return None
-        return self.drawn(f"system-{slug}", lambda: charts.system_history(
-            rows, name, self.editor_url("system-editions", {"system": slug})))
+            return lambda name: None
+        drawing = DRAWING.submit(charts.vega_svg, charts.system_history_spec(rows))
+        return lambda name: self.drawn(key, lambda: charts.system_history(
+            rows, name, self.editor_url("system-editions", {"system": slug}), drawing.result()))
 
     def editor_url(self, name: str, params: dict[str, str]) -> str:
         return urls.query_editor(self.service.canned()[name].bind(params))
@@ -1001,12 +996,13 @@ class Routes:
                 if not service.views.exists(iri):
                     raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
                 return redirect(urls.page(kind, slug))
+            history = self.system_history(slug) if kind == "system" else None
             jsonld = serialize_triples(describe(service.store, iri), RDF_FORMATS["jsonld"])
             page = service.views.entity(kind, slug, iri, jsonld)
             if page is None:
                 raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
-            if kind == "system":
-                page.context["history"] = self.system_history(client_of(request), slug, page.context["page"].label)
+            if history is not None:
+                page.context["history"] = history(page.context["page"].label)
             return html_response(page)
         triples = describe(service.store, iri)
         if not triples:

@@ -34,13 +34,21 @@ class Chart:
 
 def render_svg(spec: dict, alt: str) -> Markup:
     """Vega-Lite to an inline SVG announced to assistive technology as one image described by alt."""
+    return labelled(vega_svg(spec), alt)
+
+
+def vega_svg(spec: dict) -> str:
+    """Vega-Lite to SVG text (vl-convert; a few hundred milliseconds, serialised in this process)."""
     import vl_convert
 
     with _render_lock:
-        svg = vl_convert.vegalite_to_svg({"$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-                                          "config": {"font": "sans-serif", "background": "white"}, **spec})
-    svg = re.sub(r"^<svg ", f'<svg role="img" aria-label="{escape(alt)}" ', svg, count=1)
-    return Markup(svg)
+        return vl_convert.vegalite_to_svg({"$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+                                           "config": {"font": "sans-serif", "background": "white"}, **spec})
+
+
+def labelled(svg: str, alt: str) -> Markup:
+    """An SVG as one image described by alt."""
+    return Markup(re.sub(r"^<svg ", f'<svg role="img" aria-label="{escape(alt)}" ', svg, count=1))
 
 
 def _number(value: object) -> str:
@@ -105,23 +113,30 @@ def performance_share(rows: list[dict[str, object]], label: str, key: str, chart
                  table, query_url)
 
 
-def system_history(rows: list[dict[str, object]], name: str, query_url: str = "") -> Chart:
-    """A system's rank and Rmax over the TOP500 editions it was listed in (rank axis reversed: 1 on top)."""
+def system_history_spec(rows: list[dict[str, object]]) -> dict:
+    """The Vega-Lite of a system's rank and Rmax over the TOP500 editions it was listed in (rank axis reversed:
+    1 on top); it names no system, so it can be drawn before the page has read the system's name."""
     values = [{"edition": row["edition"], "rank": row.get("rank"), "rmax": row.get("rmaxTflops")} for row in rows]
-    best = min(rows, key=lambda row: row.get("rank") or 10**9) if rows else {}
-    alt = (f"{name} was listed in {len(rows)} TOP500 edition{'s' if len(rows) != 1 else ''}, from "
-           f"{rows[0]['edition']} to {rows[-1]['edition']}; best rank {best.get('rank')} in {best.get('edition')}; "
-           f"Rmax {_number(rows[-1].get('rmaxTflops'))} TFlop/s in {rows[-1]['edition']}.")
     x = {"field": "edition", "type": "ordinal", "title": "Edition"}
-    spec = {"data": {"values": values}, "vconcat": [
+    return {"data": {"values": values}, "vconcat": [
         {"width": WIDTH, "height": 140, "mark": {"type": "line", "point": True},
          "encoding": {"x": x, "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "zero": False},
                                     "title": "Rank"}}},
         {"width": WIDTH, "height": 140, "mark": {"type": "line", "point": True, "color": "#b35806"},
          "encoding": {"x": x, "y": {"field": "rmax", "type": "quantitative", "title": "Rmax (TFlop/s)"}}}]}
+
+
+def system_history(rows: list[dict[str, object]], name: str, query_url: str = "", svg: str | None = None) -> Chart:
+    """A system's rank and Rmax over the TOP500 editions it was listed in; svg: system_history_spec(rows)
+    already drawn (vega_svg), else drawn here."""
+    best = min(rows, key=lambda row: row.get("rank") or 10**9) if rows else {}
+    alt = (f"{name} was listed in {len(rows)} TOP500 edition{'s' if len(rows) != 1 else ''}, from "
+           f"{rows[0]['edition']} to {rows[-1]['edition']}; best rank {best.get('rank')} in {best.get('edition')}; "
+           f"Rmax {_number(rows[-1].get('rmaxTflops'))} TFlop/s in {rows[-1]['edition']}.")
     table = [[str(row["edition"]), _number(row.get("rank")), _number(row.get("rmaxTflops")),
               str(row.get("rmaxTier") or "")] for row in rows]
-    return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, render_svg(spec, alt),
+    drawn = svg if svg is not None else vega_svg(system_history_spec(rows))
+    return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, labelled(drawn, alt),
                  ["Edition", "Rank", "Rmax (TFlop/s)", "Tier"], table, query_url)
 
 

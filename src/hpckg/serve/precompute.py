@@ -1,8 +1,8 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
 preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
-list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), every older edition's
-list, and the home page's statistics.
+list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), the charts page drawn
+(with and without leads), every older edition's list, and the home page's statistics.
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -20,7 +20,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, editions, lists, void
+from hpckg.serve import analytics, charts, editions, lists, urls, void
+from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
@@ -72,6 +73,28 @@ class Prepared:
         return self.get(f"edition:{edition}", lambda: editions.edition_rows(self.store, edition),
                         kept=EDITIONS_KEPT)  # type: ignore[return-value]
 
+    def charts(self, min_tier: str) -> tuple[list[charts.Chart], list[charts.Chart]]:
+        """The charts page's charts drawn (SVG), with the tier switch's choice: the TOP500's over its editions
+        and Epoch AI's accelerators over time. Each links to the canned query whose answer it draws."""
+        def editor(name: str) -> str:
+            return urls.query_editor(canned_query(name).bind())
+
+        def draw() -> tuple[list[charts.Chart], list[charts.Chart]]:
+            figures = self.top500_figures()
+            top500 = [
+                charts.performance_development(figures[DEVELOPMENT], editor(DEVELOPMENT)),
+                charts.performance_share(figures[BY_COUNTRY], "countryLabel", "country", "share-by-country",
+                                         "Performance share by country", editor(BY_COUNTRY)),
+                charts.performance_share(figures[BY_VENDOR], "parentLabel", "parent", "share-by-vendor",
+                                         "Performance share by today's vendor parent", editor(BY_VENDOR))]
+            clusters = self.canned_rows(EPOCH_CLUSTERS)
+            epoch = [charts.accelerators_over_time(clusters, key, f"accelerators-by-{name}",
+                                                   f"AI accelerators by {name} over time (Epoch AI)", heading,
+                                                   editor(EPOCH_CLUSTERS), min_tier)
+                     for key, name, heading in (("country", "country", "Country"), ("owners", "owner", "Owner"))]
+            return top500, epoch
+        return self.get(f"charts:{min_tier}", draw)  # type: ignore[return-value]
+
     def canned_rows(self, name: str) -> list[dict[str, object]]:
         """A canned query's rows (its defaults bound), run here on the page store: for a list whose query is
         too slow to run on a visitor's request (epoch-clusters-list, 18 s on the full graph)."""
@@ -93,11 +116,14 @@ class Prepared:
 
     def warm(self) -> None:
         steps: list[tuple[str, Callable[[], object]]] = [
+            # The chart renderer's runtime starts in a second or two, once per process.
+            ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
             ("search index", lambda: self.views.search_index),
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
+            ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
             # Last: minutes on the full graph (counts of every class and tier), for the home page only.
