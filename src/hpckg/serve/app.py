@@ -832,8 +832,12 @@ class Routes:
         if name == "top500" and not ext:
             edition = first(request.query_params, "edition")
             return redirect(urls.top500_list(edition)) if edition else self.lists(request)
+        if name in lists.ENTITY_LISTS:
+            spec = lists.ENTITY_LISTS[name]
+            return self.list_response(request, spec, ext, {}, urls.entity_list(name), spec.title)
         if name != lists.EPOCH_CLUSTERS.name:
-            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters")
+            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters, "
+                            + ", ".join(lists.ENTITY_LISTS))
         return self.list_response(request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
                                   lists.EPOCH_CLUSTERS.title)
 

@@ -28,7 +28,7 @@ from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
 from hpckg.serve.entities import BOUND_SYMBOLS
-from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
+from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction, items
 from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
@@ -265,7 +265,7 @@ class Views:
         return Html(heading, "list.html", {
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
-            "fraction": fraction, "figure": figure_text},
+            "fraction": fraction, "figure": figure_text, "items": items},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
 
     def charts_page(self, charts: list[Chart]) -> Html:
