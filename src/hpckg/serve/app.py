@@ -47,14 +47,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hpckg.errors import HpckgError, InputError, StoreError
+from hpckg.errors import HpckgError, InputError, StoreError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import charts, lists, urls
+from hpckg.serve import charts, compare, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
@@ -817,6 +817,45 @@ class Routes:
     def editor_url(self, name: str, params: dict[str, str]) -> str:
         return urls.query_editor(self.service.canned()[name].bind(params))
 
+    # ---- compare ----------------------------------------------------------------------------------------
+
+    @guarded
+    def compare(self, request: Request) -> Response:
+        """/compare?system=A&system=B (two to four; a search with ?q= to add more) and its .csv/.json twins:
+        the four compare-* canned queries' rows laid out by hpckg.serve.compare."""
+        ext = request.url.path.rpartition(".")[2] if "." in request.url.path else ""
+        views, client = self.service.views, client_of(request)
+        text = (first(request.query_params, "q") or "").strip()[:200]
+        hits = [h for h in views.search_index.search(text, 20) if h.entity.kind == "system"] if text else []
+        slugs: list[str] = []
+        try:
+            slugs = compare.slugs_of(request.query_params.getlist("system"))
+            compare.check_count(slugs)
+        except InputError as error:
+            if ext:
+                raise HttpError(400, "invalid-parameter", str(error)) from None
+            # choosing: no system yet is the page's start, one system while searching is on the way to two
+            status = 200 if not request.query_params.getlist("system") or (text and len(slugs) < 2) else 400
+            return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), status)
+        params = compare.parameters(slugs)
+        queries = {name: self.editor_url(name, params) for name in compare.QUERIES}
+        rows = {name: lists.rows_from_results(json.loads(self.service.run(client, Job(
+            self.service.canned()[name].bind(params), "json", "ttl")).body)) for name in compare.QUERIES}
+        try:
+            comparison = self.drawn("compare-" + " ".join(slugs), lambda: compare.compare(slugs, rows))
+        except UnknownNameError as error:
+            if ext:
+                raise HttpError(404, "unknown-system", str(error)) from None
+            return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), 404)
+        if ext == "csv":
+            return respond(200, compare.csv_bytes(comparison), "text/csv",
+                           {"Content-Disposition": 'inline; filename="compare.csv"'})
+        if ext == "json":
+            return respond(200, compare.json_bytes(comparison, queries), "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", f"the comparison is served as HTML, .csv or .json, not .{ext}")
+        return html_response(views.compare_page(comparison, slugs, text, hits, None, queries))
+
     # ---- lists ------------------------------------------------------------------------------------------
 
     @guarded
@@ -1265,6 +1304,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
             Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
             Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
+            Route(urls.COMPARE, routes.compare, methods=list(READ_METHODS)),
+            Route(urls.COMPARE + ".{ext}", routes.compare, methods=list(READ_METHODS)),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),

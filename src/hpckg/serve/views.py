@@ -27,6 +27,7 @@ from hpckg.publish.schemaorg import machine_jsonld
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
+from hpckg.serve.compare import MOST, SYSTEM, Comparison
 from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction, items
 from hpckg.serve.lists import Page as ListPage
@@ -267,6 +268,23 @@ class Views:
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
             "fraction": fraction, "figure": figure_text, "items": items},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
+
+    def compare_page(self, comparison: Comparison | None, slugs: list[str], text: str, hits: list[Hit],
+                     error: str | None, queries: dict[str, str]) -> Html:
+        """Systems side by side (compare.py), or the form choosing them with an error saying what is missing;
+        hits are systems a search on the page found, to add."""
+        iris = [SYSTEM + slug for slug in slugs]
+        names = labels(self.store, iris)
+        chosen = [(slug, comparison.systems[i].name if comparison else names.get(iri, slug))
+                  for i, (slug, iri) in enumerate(zip(slugs, iris, strict=True))]
+        twins = {fmt: urls.compare(slugs, fmt) for fmt in ("csv", "json")} if comparison else {}
+        return Html("Compare" + (": " + " · ".join(name for _, name in chosen) if comparison else ""), "compare.html",
+                    {"comparison": comparison, "chosen": chosen, "text": text, "hits": hits, "error": error,
+                     "queries": queries, "twins": twins, "href": self.href, "most": MOST,
+                     "with_system": lambda slug: urls.compare([*slugs, slug]),
+                     "without": lambda slug: urls.compare([s for s in slugs if s != slug])},
+                    {twins[fmt]: media for fmt, media in (("csv", "text/csv"), ("json", "application/json"))
+                     if fmt in twins})
 
     def charts_page(self, charts: list[Chart]) -> Html:
         return Html("Charts", "charts.html", {"charts": charts})
