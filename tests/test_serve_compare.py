@@ -115,7 +115,8 @@ def test_the_sparql_behind_it_answers_the_same_systems(web):
     links = [html.unescape(u) for u in re.findall(r'<a href="([^"]+)" class="sparql-behind">', page)]
     assert len(links) == 4
     query = urllib.parse.parse_qs(urllib.parse.urlparse(links[0]).query)["query"][0]
-    assert f'VALUES ?system1 {{ "{EL_CAPITAN}" }}' in query
+    assert (f"VALUES ?system {{ <https://w3id.org/hpckg/id/system/{EL_CAPITAN}> "
+            f"<https://w3id.org/hpckg/id/system/{FRONTIER}> }}") in query
     answer = web.get(urls.sparql(query), headers={"Accept": "application/sparql-results+json"}).json()
     systems = {b["system"]["value"] for b in answer["results"]["bindings"] if "system" in b}
     assert systems == {f"https://w3id.org/hpckg/id/system/{s}" for s in (EL_CAPITAN, FRONTIER)}

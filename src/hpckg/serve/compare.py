@@ -1,5 +1,5 @@
 """The compare page: two to four systems side by side, read by four canned queries (compare-systems,
-compare-components, compare-sources, compare-history; each takes the systems' slugs as system1..system4)
+compare-components, compare-sources, compare-history; each takes the systems' slugs as its system parameter)
 and laid out here as one table of figures (each with its tier badge linking to its claim), their parts and
 suppliers, their sources, and their TOP500 rank and Rmax in one chart. The table has CSV and JSON twins.
 
@@ -21,7 +21,6 @@ from hpckg.serve.entities import BOUND_SYMBOLS
 
 FEWEST, MOST = 2, 4
 QUERIES = ("compare-systems", "compare-components", "compare-sources", "compare-history")
-NONE = "-"  # the queries' value for an unused system parameter
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
 SYSTEM = PREFIXES["sys"]
 SECTIONS = {"about": "About", "performance": "Performance", "listings": "TOP500 listings",
@@ -57,8 +56,8 @@ def check_count(slugs: list[str]) -> None:
 
 
 def parameters(slugs: list[str]) -> dict[str, str]:
-    """The canned queries' parameters for the chosen systems: system1..system4, unused ones "-"."""
-    return {f"system{i + 1}": slugs[i] if i < len(slugs) else NONE for i in range(MOST)}
+    """The canned queries' parameter for the chosen systems: their slugs, comma-separated."""
+    return {"system": ",".join(slugs)}
 
 
 @dataclass
@@ -121,22 +120,22 @@ def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Compa
     """The comparison of the systems (slugs, in order) from the rows of the four queries; an
     UnknownNameError names the slugs no system has."""
     facts = rows["compare-systems"]
-    named = {int(str(r["column"])): str(r.get("name") or "") for r in facts if r["column"] != 0}
-    unknown = [slug for i, slug in enumerate(slugs, 1) if i not in named]
+    named = {str(r["system"]): str(r.get("name") or "") for r in facts if r.get("system")}
+    unknown = [slug for slug in slugs if SYSTEM + slug not in named]
     if unknown:
         raise UnknownNameError(f"no system with the slug {', '.join(unknown)}; find systems with the search box")
-    systems = [System(slug, SYSTEM + slug, named[i]) for i, slug in enumerate(slugs, 1)]
-    count = len(systems)
-    lines = fact_lines(facts, count) + listing_lines(rows["compare-history"], count) + part_lines(
-        rows["compare-components"], count)
+    systems = [System(slug, SYSTEM + slug, named[SYSTEM + slug]) for slug in slugs]
+    column = {system.iri: i for i, system in enumerate(systems)}
+    lines = (fact_lines(facts, column) + listing_lines(rows["compare-history"], column)
+             + part_lines(rows["compare-components"], column))
     lines.sort(key=lambda line: list(SECTIONS).index(line.section))  # stable: each section keeps its order
     sources: list[list[Source]] = [[] for _ in systems]
     for r in rows["compare-sources"]:
-        sources[int(str(r["column"])) - 1].append(Source(
+        sources[column[str(r["system"])]].append(Source(
             str(r["source"]), str(r.get("title") or r["source"]), _text(r.get("url")), str(r.get("kind") or ""),
             int(r.get("claims") or 0), _text(r.get("tier"))))
     shown = [entry for line in lines for cell in line.cells for entry in cell if entry.claim]
-    return Comparison(systems, lines, sources, history_chart(systems, rows["compare-history"]),
+    return Comparison(systems, lines, sources, history_chart(systems, editions(rows["compare-history"], column)),
                       len(shown), sum(entry.lead for entry in shown))
 
 
@@ -155,9 +154,10 @@ def figure(value: object) -> str:
     return str(value)
 
 
-def fact_lines(facts: list[dict[str, object]], count: int) -> list[Line]:
-    """The about, performance and timeline rows: the listed performance figures (the query's column 0)
-    always, other facts where some system has them, in the ontology's display order."""
+def fact_lines(facts: list[dict[str, object]], column: dict[str, int]) -> list[Line]:
+    """The about, performance and timeline rows: the listed performance figures (the query's rows with no
+    system) always, other facts where some system has them, in the ontology's display order."""
+    count = len(column)
     found: dict[str, Line] = {}
     order: dict[str, float] = {}
     for r in facts:
@@ -167,8 +167,11 @@ def fact_lines(facts: list[dict[str, object]], count: int) -> list[Line]:
         if prop not in found:
             found[prop] = Line(str(r["section"]), prop, _label(r), [[] for _ in range(count)])
             order[prop] = float(r.get("order") or 1000)  # type: ignore[arg-type]
-        if r["column"] != 0:  # column 0 names the figures listed for every comparison, with no value
-            found[prop].cells[int(str(r["column"])) - 1].append(_entry(r))
+        cell = found[prop].cells[column[str(r["system"])]] if r.get("system") else None
+        # rows with no system name the figures listed for every comparison; a claim is shown once (a value
+        # with labels in two graphs comes twice)
+        if cell is not None and all(entry.claim != r.get("claim") for entry in cell):
+            cell.append(_entry(r))
     return sorted(found.values(), key=lambda line: (list(SECTIONS).index(line.section), order[line.key], line.key))
 
 
@@ -185,6 +188,8 @@ def _entry(r: dict[str, object]) -> Entry:
         text = f"{BOUND_SYMBOLS.get(str(r.get('boundKind')), '')} {figure(r['bound'])}".strip()
     elif isinstance(value, str) and value.startswith("http"):
         text = str(r.get("valueLabel") or value.rsplit("/", 1)[-1])
+    elif value is None:
+        text = "not named"  # a claim that there is a value, not saying which (hpc:unknown)
     else:
         text = figure(value)
     href = value if isinstance(value, str) and value.startswith("https://w3id.org/hpckg/id/") else None
@@ -192,59 +197,77 @@ def _entry(r: dict[str, object]) -> Entry:
     return Entry(text, href, _text(r.get("tier")), _text(r.get("claim")), note)
 
 
-def listing_lines(history: list[dict[str, object]], count: int) -> list[Line]:
-    """First and last TOP500 edition, best rank (with the claim of the best one) and editions listed."""
-    by_column: dict[int, list[dict[str, object]]] = {}
+def editions(history: list[dict[str, object]], column: dict[str, int]) -> list[dict[str, object]]:
+    """compare-history's rows (one per figure) as one row per system and edition: column (0-3), edition,
+    rank, rankTier, rankClaim, rmaxTflops, rmaxTier, rmaxClaim."""
+    found: dict[tuple[int, str], dict[str, object]] = {}
     for r in history:
+        row = found.setdefault((column[str(r["system"])], str(r["edition"])),
+                               {"column": column[str(r["system"])], "edition": str(r["edition"])})
+        key = "rank" if str(r["property"]).endswith("listRank") else "rmax"
+        row["rank" if key == "rank" else "rmaxTflops"] = r.get("value")
+        row[f"{key}Tier"], row[f"{key}Claim"] = r.get("tier"), r.get("claim")
+    return sorted(found.values(), key=lambda row: (row["column"], row["edition"]))
+
+
+def listing_lines(history: list[dict[str, object]], column: dict[str, int]) -> list[Line]:
+    """First and last TOP500 edition, best rank (with the claim of the best one) and editions listed."""
+    count = len(column)
+    by_column: dict[int, list[dict[str, object]]] = {}
+    for r in editions(history, column):
         by_column.setdefault(int(str(r["column"])), []).append(r)
     if not by_column:
         return []
     lines = {key: Line("listings", key, label, [[] for _ in range(count)]) for key, label in (
         ("firstEdition", "First listed"), ("lastEdition", "Last listed"), ("bestRank", "Best rank"),
         ("editions", "Editions listed"), ("lastRmax", "Rmax in the last edition (TFlop/s)"))}
-    for column, editions in by_column.items():
-        cells = column - 1
-        editions.sort(key=lambda r: str(r["edition"]))
-        first, last = editions[0], editions[-1]
-        best = min(editions, key=lambda r: (r.get("rank") or 10**9, str(r["edition"])))
+    for cells, listed in by_column.items():
+        first, last = listed[0], listed[-1]
+        best = min(listed, key=lambda r: (r.get("rank") or 10**9, str(r["edition"])))
         lines["firstEdition"].cells[cells].append(Entry(str(first["edition"]), None, _text(first.get("rankTier")),
                                                         _text(first.get("rankClaim")), f"rank {first.get('rank')}"))
         lines["lastEdition"].cells[cells].append(Entry(str(last["edition"]), None, _text(last.get("rankTier")),
                                                        _text(last.get("rankClaim")), f"rank {last.get('rank')}"))
         lines["bestRank"].cells[cells].append(Entry(figure(best.get("rank")), None, _text(best.get("rankTier")),
                                                     _text(best.get("rankClaim")), f"in {best['edition']}"))
-        lines["editions"].cells[cells].append(Entry(figure(len(editions))))
+        lines["editions"].cells[cells].append(Entry(figure(len(listed))))
         if last.get("rmaxTflops") is not None:
             lines["lastRmax"].cells[cells].append(Entry(figure(last["rmaxTflops"]), None, _text(last.get("rmaxTier")),
                                                         _text(last.get("rmaxClaim")), f"in {last['edition']}"))
     return list(lines.values())
 
 
-def part_lines(components: list[dict[str, object]], count: int) -> list[Line]:
+PART_ORDER = ("partModel", "supplierAtBuild", "quantity")
+
+
+def part_lines(components: list[dict[str, object]], column: dict[str, int]) -> list[Line]:
     """One row per component role: in each system's cell its parts, their supplier at build (and the company
     it belongs to today) and quantity, each with the tier of its claim."""
     found: dict[str, Line] = {}
     order: dict[str, float] = {}
-    for r in components:
+    ordered = sorted(components, key=lambda r: (str(r["component"]),
+                                                PART_ORDER.index(str(r["property"]).rsplit("#", 1)[-1])))
+    for r in ordered:
         role = str(r.get("role") or "")
         if role not in found:
             found[role] = Line("parts", role, str(r.get("roleLabel") or role.rsplit("/", 1)[-1] or "Component"),
-                               [[] for _ in range(count)])
+                               [[] for _ in range(len(column))])
             order[role] = float(r.get("roleOrder") or 1000)  # type: ignore[arg-type]
-        cell = found[role].cells[int(str(r["column"])) - 1]
-        if r.get("part"):
-            cell.append(Entry(str(r.get("partLabel") or r["part"]), str(r["part"]), _text(r.get("partTier")),
-                              _text(r.get("partClaim"))))
-        if r.get("supplier"):
-            supplier = str(r.get("supplierLabel") or r["supplier"])
-            parent = _text(r.get("parentLabel"))
-            if parent and r.get("parent") != r.get("supplier"):
-                supplier = f"{supplier} (today: {parent})"
-            cell.append(Entry(f"supplied by {supplier}", str(r["supplier"]), _text(r.get("supplierTier")),
-                              _text(r.get("supplierClaim"))))
-        if r.get("quantity") is not None or r.get("quantityBound") is not None:
-            text = figure(r["quantity"]) if r.get("quantity") is not None else f"> {figure(r['quantityBound'])}"
-            cell.append(Entry(f"× {text}", None, _text(r.get("quantityTier")), _text(r.get("quantityClaim"))))
+        cell = found[role].cells[column[str(r["system"])]]
+        prop, value = str(r["property"]).rsplit("#", 1)[-1], r.get("value")
+        tier, claim = _text(r.get("tier")), _text(r.get("claim"))
+        if any(entry.claim == claim for entry in cell):
+            continue  # one claim, several labels of its value
+        if prop == "partModel" and value:
+            cell.append(Entry(str(r.get("valueLabel") or value), str(value), tier, claim))
+        elif prop == "supplierAtBuild" and value:
+            supplier = str(r.get("valueLabel") or value)
+            if r.get("parentLabel") and r.get("parent") != value:
+                supplier = f"{supplier} (today: {r['parentLabel']})"
+            cell.append(Entry(f"supplied by {supplier}", str(value), tier, claim))
+        elif prop == "quantity" and (value is not None or r.get("bound") is not None):
+            text = figure(value) if value is not None else f"> {figure(r['bound'])}"
+            cell.append(Entry(f"× {text}", None, tier, claim))
     return sorted(found.values(), key=lambda line: (order[line.key], line.label))
 
 
@@ -253,12 +276,12 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
     alternative and the data as a table; None when none of them was listed."""
     if not history:
         return None
-    names = {i: system.name for i, system in enumerate(systems, 1)}
+    names = {i: system.name for i, system in enumerate(systems)}
     values = [{"edition": r["edition"], "system": names[int(str(r["column"]))], "rank": r.get("rank"),
                "rmax": r.get("rmaxTflops")} for r in history]
     editions = sorted({str(r["edition"]) for r in history})
     sentences = []
-    for i, system in enumerate(systems, 1):
+    for i, system in enumerate(systems):
         listed = sorted((r for r in history if int(str(r["column"])) == i), key=lambda r: str(r["edition"]))
         if not listed:
             sentences.append(f"{system.name} was never listed")
@@ -280,7 +303,7 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
                       "y": {"field": "rmax", "type": "quantitative", "scale": {"type": "log"},
                             "title": "Rmax (TFlop/s, log scale)"}}}]}
     cells = {(str(r["edition"]), int(str(r["column"]))): r for r in history}
-    table = [[edition, *(value for i in range(1, len(systems) + 1) for value in (
+    table = [[edition, *(value for i in range(len(systems)) for value in (
         figure(cells[(edition, i)].get("rank")) if (edition, i) in cells else "",
         figure(cells[(edition, i)].get("rmaxTflops")) if (edition, i) in cells else ""))] for edition in editions]
     columns = ["Edition", *(f"{s.name}: {what}" for s in systems for what in ("rank", "Rmax (TFlop/s)"))]

@@ -29,8 +29,8 @@ NUMERIC_TYPES = ("integer", "decimal", "double", "float", "long", "int")
 @dataclass(frozen=True)
 class Column:
     """A column of a list: the query variable it shows, how it is headed, whether it is a number, and the
-    variables holding the IRI it links to, the tier and claim of its figure, and the entities it counts (one
-    "IRI name" line each, a few of them linked beside the count)."""
+    variables holding the IRI it links to, the tier and claim of its figure, and the entities it counts (their
+    IRIs, space-separated: a few of them are named and linked beside the count)."""
 
     key: str
     heading: str
@@ -56,7 +56,6 @@ class ListSpec:
     searches: tuple[str, ...] = ()  # keys of columns a visitor can filter on by a part of the name
     # the path of the list (urls.py) and the kind of entity its rows are: lists of entities, not editions
     path: str | None = None
-    exports: tuple[str, ...] = ()  # variables the CSV and JSON twins carry besides the shown columns
 
     def column(self, key: str) -> Column | None:
         return next((c for c in self.columns if c.key == key), None)
@@ -103,9 +102,9 @@ SITES = ListSpec(
         Column("name", "Site", link="site"),
         Column("country", "Country"),
         Column("operatorLabel", "Operator", link="operator"),
-        Column("systemCount", "Systems", numeric=True, items="systemItems"),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
     ),
-    filters=("country",), searches=("name",), path=urls.entity_list("sites"), exports=("systems",),
+    filters=("country",), searches=("name",), path=urls.entity_list("sites"),
     description="Every site and datacenter with the systems placed there (the TOP500's sites named as the "
                 "list first named them).")
 
@@ -119,9 +118,9 @@ ORGANISATIONS = ListSpec(
         Column("parentLabel", "Belongs to today", link="parent"),
         Column("operates", "Operates", numeric=True),
         Column("supplies", "Supplied", numeric=True),
-        Column("systemCount", "Systems", numeric=True, items="systemItems"),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
     ),
-    filters=("kind", "country"), searches=("name",), path=urls.entity_list("organisations"), exports=("systems",),
+    filters=("kind", "country"), searches=("name",), path=urls.entity_list("organisations"),
     description="Every organisation with the systems it operates or supplied a part of at build.")
 
 PARTS = ListSpec(
@@ -131,9 +130,9 @@ PARTS = ListSpec(
         Column("category", "Category"),
         Column("makerLabel", "Maker", link="maker"),
         Column("makerParent", "Maker today"),
-        Column("systemCount", "Systems", numeric=True, items="systemItems"),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
     ),
-    filters=("category", "makerLabel"), searches=("name",), path=urls.entity_list("parts"), exports=("systems",),
+    filters=("category", "makerLabel"), searches=("name",), path=urls.entity_list("parts"),
     description="Every part model with the systems built with it.")
 
 LISTS = {spec.name: spec for spec in (TOP500, EPOCH_CLUSTERS)}
@@ -268,12 +267,9 @@ def _key(row: dict[str, object], key: str) -> str:
     return str(found)
 
 
-def items(text: object, shown: int = SHOWN_ITEMS) -> list[tuple[str, str]]:
-    """The first few (IRI, name) of a cell of "IRI name" lines, by name."""
-    if not isinstance(text, str) or not text:
-        return []
-    pairs = [tuple(line.split(" ", 1)) for line in text.split("\n") if " " in line]
-    return sorted(pairs, key=lambda pair: (pair[1].casefold(), pair[0]))[:shown]  # type: ignore[return-value]
+def items(text: object, shown: int = SHOWN_ITEMS) -> list[str]:
+    """The first few IRIs of a cell of space-separated IRIs."""
+    return text.split()[:shown] if isinstance(text, str) else []
 
 
 def _whole(text: str | None, default: int, name: str) -> int:
@@ -313,7 +309,7 @@ def exported_keys(spec: ListSpec) -> list[str]:
         for key in (column.link, column.key, column.tier, column.claim):
             if key and key not in keys:
                 keys.append(key)
-    return keys + [key for key in spec.exports if key not in keys]
+    return keys + [c.items for c in spec.columns if c.items and c.items not in keys]
 
 
 def csv_bytes(spec: ListSpec, rows: list[dict[str, object]]) -> bytes:

@@ -263,7 +263,10 @@ class Views:
     def list_page(self, page: ListPage, base: str, heading: str, twins: dict[str, str], query_url: str,
                   editions: list[str] | None = None) -> Html:
         """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs."""
+        counted = [iri for row in page.rows for column in page.spec.columns if column.items
+                   for iri in items(row.get(column.items))]
         return Html(heading, "list.html", {
+            "names": self.system_names(counted) if counted else {},
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
             "fraction": fraction, "figure": figure_text, "items": items},
@@ -285,6 +288,15 @@ class Views:
                      "without": lambda slug: urls.compare([s for s in slugs if s != slug])},
                     {twins[fmt]: media for fmt, media in (("csv", "text/csv"), ("json", "application/json"))
                      if fmt in twins})
+
+    def system_names(self, iris: list[str]) -> dict[str, str]:
+        """Systems named as their pages title them: the name the list gave last (hpc:name), else the label."""
+        found = labels(self.store, iris)
+        for batch in (iris[i:i + 500] for i in range(0, len(iris), 500)):
+            rows = self.select("SELECT ?s ?name WHERE { VALUES ?s { " + " ".join(iri_ref(i) for i in batch)
+                               + " } ?s hpc:name ?name }")
+            found.update({r["s"].value: r["name"].value for r in rows})
+        return found
 
     def charts_page(self, charts: list[Chart]) -> Html:
         return Html("Charts", "charts.html", {"charts": charts})
