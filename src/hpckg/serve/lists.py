@@ -57,6 +57,10 @@ class ListSpec:
     # the path of the list (urls.py) and the kind of entity its rows are: lists of entities, not editions
     path: str | None = None
 
+    def order_for(self, sort: str) -> str:
+        """The order a sort key starts in: the list's own for its default sort, else ascending."""
+        return self.default_order if sort == self.default_sort else "asc"
+
     def column(self, key: str) -> Column | None:
         return next((c for c in self.columns if c.key == key), None)
 
@@ -174,7 +178,7 @@ class Page:
             **self.params, **self.chosen, "sort": self.sort, "order": "desc" if self.descending else "asc",
             "page": self.page, "per": self.per, "tier": self.min_tier}
         settings.update(changes)
-        defaults = {"sort": self.spec.default_sort, "order": self.spec.default_order, "page": 1,
+        defaults = {"sort": self.spec.default_sort, "order": self.spec.order_for(str(settings["sort"])), "page": 1,
                     "per": DEFAULT_PAGE_SIZE,
                     "tier": "lead"}
         kept = {k: str(v) for k, v in settings.items() if v not in (None, "") and defaults.get(k) != v}
@@ -220,7 +224,7 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     column = spec.column(sort)
     if column is None:
         raise InputError(f"cannot sort by {sort!r}; sort by one of {', '.join(c.key for c in spec.columns)}")
-    order = params.get("order") or spec.default_order
+    order = params.get("order") or spec.order_for(sort)
     if order not in ("asc", "desc"):
         raise InputError(f"order is asc or desc, not {order!r}")
     min_tier = params.get("tier") or "lead"
