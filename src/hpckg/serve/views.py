@@ -277,7 +277,7 @@ class Views:
         """Systems side by side (compare.py), or the form choosing them with an error saying what is missing;
         hits are systems a search on the page found, to add."""
         iris = [SYSTEM + slug for slug in slugs]
-        names = labels(self.store, iris)
+        names = self.system_names(iris) if iris else {}
         chosen = [(slug, comparison.systems[i].name if comparison else names.get(iri, slug))
                   for i, (slug, iri) in enumerate(zip(slugs, iris, strict=True))]
         twins = {fmt: urls.compare(slugs, fmt) for fmt in ("csv", "json")} if comparison else {}
