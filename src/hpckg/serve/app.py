@@ -95,6 +95,7 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+COMPARISONS_KEPT = 64  # compare pages (their charts drawn) kept per server
 LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
 EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
@@ -631,6 +632,7 @@ class Routes:
         self.service = service
         self.rows: OrderedDict[tuple, list[dict[str, object]]] = OrderedDict()  # see query_rows
         self.rows_lock = threading.Lock()
+        self.comparisons: OrderedDict[tuple, compare.Comparison] = OrderedDict()  # see comparison
 
     # ---- SPARQL protocol ----------------------------------------------------------------------------
 
@@ -824,6 +826,8 @@ class Routes:
         """/compare?system=A&system=B (two to four; a search with ?q= to add more) and its .csv/.json twins:
         the four compare-* canned queries' rows laid out by hpckg.serve.compare."""
         ext = request.url.path.rpartition(".")[2] if "." in request.url.path else ""
+        if ext not in ("", "csv", "json"):
+            raise HttpError(404, "unknown-format", f"the comparison is served as HTML, .csv or .json, not .{ext}")
         views, client = self.service.views, client_of(request)
         text = (first(request.query_params, "q") or "").strip()[:200]
         hits = [h for h in views.search_index.search(text, 20) if h.entity.kind == "system"] if text else []
@@ -842,7 +846,7 @@ class Routes:
         rows = {name: lists.rows_from_results(json.loads(self.service.run(client, Job(
             self.service.canned()[name].bind(params), "json", "ttl")).body)) for name in compare.QUERIES}
         try:
-            comparison = self.drawn("compare-" + " ".join(slugs), lambda: compare.compare(slugs, rows))
+            comparison = self.comparison(slugs, rows)
         except UnknownNameError as error:
             if ext:
                 raise HttpError(404, "unknown-system", str(error)) from None
@@ -852,9 +856,21 @@ class Routes:
                            {"Content-Disposition": 'inline; filename="compare.csv"'})
         if ext == "json":
             return respond(200, compare.json_bytes(comparison, queries), "application/json")
-        if ext:
-            raise HttpError(404, "unknown-format", f"the comparison is served as HTML, .csv or .json, not .{ext}")
         return html_response(views.compare_page(comparison, slugs, text, hits, None, queries))
+
+    def comparison(self, slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> compare.Comparison:
+        """The comparison of these systems, its chart drawn once per store generation; kept apart from the
+        lists' rows (self.rows), which any of thousands of comparisons would otherwise push out."""
+        key = (self.service.pool.generation, tuple(slugs))
+        with self.rows_lock:
+            found = self.comparisons.get(key)
+        if found is None:
+            found = compare.compare(slugs, rows)
+            with self.rows_lock:
+                self.comparisons[key] = found
+                while len(self.comparisons) > COMPARISONS_KEPT:
+                    self.comparisons.popitem(last=False)
+        return found
 
     # ---- lists ------------------------------------------------------------------------------------------
 
