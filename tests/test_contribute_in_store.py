@@ -1,0 +1,78 @@
+"""`hpckg check` against a built store reads only what the draft touches (hpckg.contribute.neighbourhood),
+and its review equals the full in-memory review of the curated graph, problem for problem, on every file of
+the contribution corpus; without --store it uses the project's store once built."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hpckg.contribute.check import check_files
+
+CORPUS = Path(__file__).parent / "contributions"
+FILES = sorted((CORPUS / "good").glob("*.ttl")) + sorted((CORPUS / "bad").glob("*.ttl"))
+
+
+@pytest.fixture(scope="module")
+def built_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from hpckg.build import build
+
+    store = tmp_path_factory.mktemp("built") / "store"
+    build(store_path=store, validate=False)
+    return store
+
+
+def _review(report) -> dict:
+    """The report's problems and additions, blank node labels (new with every parse) made alike."""
+    text = json.dumps({"problems": sorted((dataclasses.asdict(p) for p in report.problems), key=json.dumps),
+                       "additions": dataclasses.asdict(report.additions), "exit_code": report.exit_code,
+                       "graph_checked": report.graph_checked}, sort_keys=True)
+    return json.loads(re.sub(r"\b[0-9a-f]{32}\b", "blank", text))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}-{p.stem}" for p in FILES])
+def test_review_in_the_built_store_equals_the_full_review(path: Path, built_store: Path):
+    full = check_files([path], full=True)
+    focused = check_files([path], store_path=built_store)
+    assert _review(focused) == _review(full), focused.to_text() + "\n---\n" + full.to_text()
+
+
+def test_review_reads_a_neighbourhood_not_the_store(built_store: Path):
+    """What is read for Frontier is the entities it names and what hangs off them, far from the whole store."""
+    from hpckg.contribute.check import review_in_store
+    from hpckg.datafiles.filecheck import check_file
+    from hpckg.datafiles.report import CheckReport
+    from hpckg.store import open_store
+
+    report = CheckReport(files=[])
+    parsed = check_file(CORPUS / "good" / "frontier.ttl", report)
+    store = open_store(built_store, read_only=True)
+    try:
+        context = review_in_store([parsed], report, store)
+        whole = store.triple_count()
+    finally:
+        store.close()
+    assert report.exit_code == 0, report.to_text()
+    assert 0 < len(context.around) < whole / 4
+    subjects = {q.subject.value for q in context.around}
+    assert "https://w3id.org/hpckg/id/system/kalos" not in subjects  # nothing links Frontier to Kalos
+
+
+def test_check_uses_the_projects_built_store_and_says_so(tmp_path: Path):
+    from conftest import copy_project, run_hpckg, text
+
+    project = copy_project(tmp_path / "p")
+    draft = CORPUS / "bad" / "conflicting-quantity.ttl"
+    before = run_hpckg("check", "--format", "json", str(draft), cwd=project)
+    assert run_hpckg("build", cwd=project).returncode == 0
+    after = run_hpckg("check", "--format", "json", str(draft), cwd=project)
+    full = run_hpckg("check", "--full", "--format", "json", str(draft), cwd=project)
+    assert before.returncode == after.returncode == full.returncode == 1, text(after)
+    notes = json.loads(after.stdout)["notes"]
+    assert any("built store" in note for note in notes), notes
+    assert not any("built store" in note for note in json.loads(full.stdout)["notes"])
+    assert json.loads(after.stdout)["problems"] == json.loads(full.stdout)["problems"]
