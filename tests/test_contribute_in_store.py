@@ -17,15 +17,6 @@ CORPUS = Path(__file__).parent / "contributions"
 FILES = sorted((CORPUS / "good").glob("*.ttl")) + sorted((CORPUS / "bad").glob("*.ttl"))
 
 
-@pytest.fixture(scope="module")
-def built_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from hpckg.build import build
-
-    store = tmp_path_factory.mktemp("built") / "store"
-    build(store_path=store, validate=False)
-    return store
-
-
 def _review(report) -> dict:
     """The report's problems and additions, blank node labels (new with every parse) made alike."""
     text = json.dumps({"problems": sorted((dataclasses.asdict(p) for p in report.problems), key=json.dumps),

@@ -15,7 +15,8 @@ from hpckg import machinegraphs, paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.edits import BaseVersion, altered_claims, base_version, check_edits
-from hpckg.datafiles.filecheck import ParsedFile, check_file
+from hpckg.contribute.neighbourhood import SystemNames
+from hpckg.datafiles.filecheck import ParsedFile, check_directives, check_file, check_terms, parse_data
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import StoreError
 from hpckg.namespaces import hpc
@@ -90,10 +91,12 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     return report
 
 
-def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore) -> GraphContext:
+def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore,
+                    names: SystemNames | None = None) -> GraphContext:
     """The checks in context of a built store: what the parsed files touch in it, read with a few queries
-    (the function `hpckg check` times on a big store)."""
-    context = GraphContext(parsed, built=built)
+    (the function `hpckg check` times on a big store). `names`: the store's system names, when the caller
+    keeps them (else the project's cache folder holds them, built by the first check of a generation)."""
+    context = GraphContext(parsed, built=built, names=names)
     baseline: list[list[Violation]] = []
 
     def before() -> list[Violation]:
@@ -103,6 +106,27 @@ def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnySto
 
     check_in_context(context, report, baseline_fn=before)
     return context
+
+
+def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl",
+                names: SystemNames | None = None) -> tuple[CheckReport, GraphContext | None]:
+    """Review Turtle that is no file (a draft pasted into the site's Contribute page) against a built store:
+    the same file-level rules and checks in context as `hpckg check`, problems pointing at `name`:line. Returns
+    the report and the graph it was reviewed in (None when file-level errors stopped the review); nothing is
+    read from or written to disk."""
+    report = CheckReport(files=[name])
+    parsed = parse_data(data, Path(name), name, report)
+    if parsed is not None:
+        check_directives(parsed, report)
+        check_terms(parsed, report)
+        _count_additions(parsed, report, None)
+    if parsed is None or report.errors:
+        report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
+                            "change history) run once the file-level errors above are fixed.")
+        return report, None
+    context = review_in_store([parsed], report, built, names)
+    report.graph_checked = True
+    return report, context
 
 
 def _project_store() -> Path | str | None:
@@ -180,4 +204,4 @@ def _baseline(excluded: tuple[str, ...], imports: bool = False) -> list[Violatio
     return _baseline_cache[key]
 
 
-__all__ = ["check_files", "GraphContext"]
+__all__ = ["GraphContext", "check_draft", "check_files", "review_in_store"]

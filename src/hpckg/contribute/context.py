@@ -17,7 +17,7 @@ from hpckg import paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
-from hpckg.contribute.neighbourhood import Neighbourhood, system_names, typed_in
+from hpckg.contribute.neighbourhood import Neighbourhood, SystemNames, cached_system_names, typed_in
 from hpckg.datafiles.filecheck import ParsedFile
 from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
@@ -62,8 +62,10 @@ class GraphContext:
     (embedded or a SPARQL server), only what the contribution touches in it (hpckg.contribute.neighbourhood)
     plus the contribution, so the review costs the same whatever the size of the store."""
 
-    def __init__(self, parsed: list[ParsedFile], *, built: AnyStore | None = None, imports: bool = False):
+    def __init__(self, parsed: list[ParsedFile], *, built: AnyStore | None = None, imports: bool = False,
+                 names: SystemNames | None = None):
         self.parsed = parsed
+        self.names = names
         self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
         self.built = built
         self.store = Store(None)
@@ -87,13 +89,12 @@ class GraphContext:
         self.claim_graphs: dict[str, str] = {}  # claim IRI -> the graph (file) that states it
         self._index()
 
-    def existing_systems(self) -> NameIndex[str]:
+    def existing_systems(self) -> NameIndex[str] | _StoreSystems:
         """The systems another file defines, by name (what a new system's name must not match)."""
-        existing: NameIndex[str] = NameIndex()
         if self.built is not None:
-            for iri, names in system_names(self.built, self.graphs).items():
-                existing.add(iri, names)
-            return existing
+            names = self.names or cached_system_names(self.built, project.current().graphs.parent / "cache" / "check")
+            return _StoreSystems(names, set(self.graphs))
+        existing: NameIndex[str] = NameIndex()
         system = hpc("System")
         for iri in self.owner:
             if system in self.types[iri]:
@@ -166,6 +167,16 @@ class GraphContext:
         return {"claim": claim.iri, "value": _lexical(claim.value), "tier": claim.tier.removeprefix(TIER),
                 "sources": sorted(claim.sources), "as_of": _lexical(claim.as_of),
                 "file": self.file_of(self.claim_graphs[claim.iri])}
+
+
+class _StoreSystems:
+    """NameIndex.matches over a built store's SystemNames, leaving out the contribution's own graphs."""
+
+    def __init__(self, names: SystemNames, skip: set[str]):
+        self.names, self.skip = names, skip
+
+    def matches(self, names: list[str]) -> set[str]:
+        return self.names.matches(names, self.skip)
 
 
 def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=None) -> None:

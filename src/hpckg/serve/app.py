@@ -56,6 +56,7 @@ from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
 from hpckg.serve import charts, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
+from hpckg.serve.contribute import ContributePage
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
 from hpckg.serve.remote import FOLLOW_SECONDS, is_url
@@ -1216,6 +1217,7 @@ def create_app(settings: Settings) -> Starlette:
     application. Closing: the application's lifespan shutdown closes them, as does app.state.service.close()."""
     service = Service(settings)
     routes = Routes(service)
+    contribute = ContributePage(service, client_of)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -1261,6 +1263,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
             Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
             Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
+            Route(urls.CONTRIBUTE, contribute.get, methods=list(READ_METHODS)),
+            Route(urls.CONTRIBUTE, contribute.post, methods=["POST"]),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),
