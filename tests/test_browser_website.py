@@ -123,7 +123,7 @@ def test_a_list_and_a_system_page_at_phone_width(server, tmp_path):
 PAGE_TYPES = {
     "home": urls.home(), "system": urls.page("system", "top500-180307"), "site": urls.page("site", "acme"),
     "lists": urls.lists(), "list": urls.top500_list("2024-11"), "epoch": urls.epoch_clusters(),
-    "search": urls.search("jupiter"), "charts": urls.charts(),
+    "search": urls.search("jupiter"), "charts": urls.charts(), "contribute": urls.contribute(),
 }
 
 
