@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hpckg.contribute.check import check_files
+from test_remote_store import oxigraph_server  # noqa: F401  (the fixture: a real `oxigraph serve`)
 
 CORPUS = Path(__file__).parent / "contributions"
 FILES = sorted((CORPUS / "good").glob("*.ttl")) + sorted((CORPUS / "bad").glob("*.ttl"))
@@ -67,3 +68,23 @@ def test_check_uses_the_projects_built_store_and_says_so(tmp_path: Path):
     assert any("built store" in note for note in notes), notes
     assert not any("built store" in note for note in json.loads(full.stdout)["notes"])
     assert json.loads(after.stdout)["problems"] == json.loads(full.stdout)["problems"]
+
+
+REMOTE = [CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "conflicting-quantity.ttl",
+          CORPUS / "bad" / "duplicate-system-accents.ttl", CORPUS / "bad" / "redefines-system-label.ttl",
+          CORPUS / "bad" / "verified-single-source.ttl"]
+
+
+@pytest.fixture(scope="module")
+def remote_endpoint(oxigraph_server) -> str:  # noqa: F811 (the imported fixture)
+    from hpckg.build import build
+
+    endpoint = f"{oxigraph_server}/query"
+    build(store_path=endpoint, validate=False)
+    return endpoint
+
+
+@pytest.mark.parametrize("path", REMOTE, ids=[f"{p.parent.name}-{p.stem}" for p in REMOTE])
+def test_review_against_a_sparql_server_equals_the_full_review(path: Path, remote_endpoint: str):
+    """The same neighbourhood read over the SPARQL protocol from a real `oxigraph serve` (hpckg.store)."""
+    assert _review(check_files([path], store_path=remote_endpoint)) == _review(check_files([path], full=True))
