@@ -70,6 +70,7 @@ class GraphContext:
         self.built = built
         self.store = Store(None)
         self.around: set[ox.Quad] = set()
+        self._in_store: dict[str, set[str]] = {}  # namespace -> the store's entities in it (did-you-mean)
         if built is not None:
             seeds = {t.value for p in parsed for q in p.quads for t in (q.subject, q.object)
                      if isinstance(t, ox.NamedNode)}
@@ -107,10 +108,12 @@ class GraphContext:
     def same_kind(self, iri: str) -> set[str]:
         """The defined entities in the namespace of `iri` (the candidates of a did-you-mean)."""
         namespace = iri.rsplit("/", 1)[0] + "/"
-        if self.built is not None and kind_of(iri) in KIND_HOMES:
-            return typed_in(self.built, namespace, KIND_HOMES[kind_of(iri) or ""][0]) | {
-                k for k, kinds in self.types.items() if kinds and k.startswith(namespace)}
-        return {k for k, kinds in self.types.items() if kinds and k.startswith(namespace)}
+        here = {k for k, kinds in self.types.items() if kinds and k.startswith(namespace)}
+        if self.built is None or kind_of(iri) not in KIND_HOMES:
+            return here
+        if namespace not in self._in_store:  # one query per kind, only when something is undefined
+            self._in_store[namespace] = typed_in(self.built, namespace, KIND_HOMES[kind_of(iri) or ""][0])
+        return self._in_store[namespace] | here
 
     def baseline(self) -> list[Violation]:
         """Violations of what the contribution touches in the built store, without the contribution."""
