@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import math
 import re
 import threading
@@ -34,6 +35,7 @@ from hpckg.errors import InputError
 from hpckg.references import kind_of
 from hpckg.serve.views import Html, Views
 
+logger = logging.getLogger(__name__)
 MAX_DRAFT = 256 * 1024  # bytes of form body: far more than a system's file (a few kB)
 BODY_SECONDS = 10.0
 CHECKS_BURST = 5  # checks a client may run at once before waiting for the bucket to refill
@@ -178,7 +180,7 @@ class ContributePage:
         return html_response(self.page())
 
     async def post(self, request: Request) -> Response:
-        from hpckg.serve.app import HttpError, html_response
+        from hpckg.serve.app import INTERNAL, HttpError, html_response
 
         try:
             self._same_site(request)
@@ -194,6 +196,11 @@ class ContributePage:
             raise HttpError(refused.status, refused.code, refused.message, headers=headers) from None
         except ClientDisconnect:
             return Response(status_code=400)
+        except HttpError:
+            raise
+        except Exception:  # noqa: BLE001 - answered in the error shape, never with the exception's text
+            logger.exception("internal error answering POST %s", request.url.path)
+            raise HttpError(500, "internal", INTERNAL) from None
         return html_response(self.page(outcome))
 
     @staticmethod
