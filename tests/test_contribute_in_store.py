@@ -88,3 +88,24 @@ def remote_endpoint(oxigraph_server) -> str:  # noqa: F811 (the imported fixture
 def test_review_against_a_sparql_server_equals_the_full_review(path: Path, remote_endpoint: str):
     """The same neighbourhood read over the SPARQL protocol from a real `oxigraph serve` (hpckg.store)."""
     assert _review(check_files([path], store_path=remote_endpoint)) == _review(check_files([path], full=True))
+
+
+def test_a_review_can_be_bounded_and_says_so(built_store: Path):
+    """The site's Contribute page bounds what a review reads; a draft touching more is refused with a
+    message, not reviewed halfway."""
+    from hpckg.contribute.check import review_in_store
+    from hpckg.contribute.neighbourhood import TooBroad
+    from hpckg.datafiles.filecheck import check_file
+    from hpckg.datafiles.report import CheckReport
+    from hpckg.store import open_store
+
+    report = CheckReport(files=[])
+    parsed = check_file(CORPUS / "good" / "kalos-second-source.ttl", report)
+    store = open_store(built_store, read_only=True)
+    try:
+        needed = len(review_in_store([parsed], CheckReport(files=[]), store).around)
+        assert review_in_store([parsed], CheckReport(files=[]), store, limit=needed).around
+        with pytest.raises(TooBroad, match="hpckg check"):
+            review_in_store([parsed], CheckReport(files=[]), store, limit=needed // 2)
+    finally:
+        store.close()

@@ -92,11 +92,12 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
 
 
 def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore,
-                    names: SystemNames | None = None) -> GraphContext:
+                    names: SystemNames | None = None, limit: int | None = None) -> GraphContext:
     """The checks in context of a built store: what the parsed files touch in it, read with a few queries
     (the function `hpckg check` times on a big store). `names`: the store's system names, when the caller
-    keeps them (else the project's cache folder holds them, built by the first check of a generation)."""
-    context = GraphContext(parsed, built=built, names=names)
+    keeps them (else the project's cache folder holds them, built by the first check of a generation);
+    `limit`: the most triples to read from the store (neighbourhood.TooBroad past it)."""
+    context = GraphContext(parsed, built=built, names=names, limit=limit)
     baseline: list[list[Violation]] = []
 
     def before() -> list[Violation]:
@@ -108,8 +109,8 @@ def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnySto
     return context
 
 
-def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl",
-                names: SystemNames | None = None) -> tuple[CheckReport, GraphContext | None]:
+def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl", names: SystemNames | None = None,
+                limit: int | None = None) -> tuple[CheckReport, GraphContext | None]:
     """Review Turtle that is no file (a draft pasted into the site's Contribute page) against a built store:
     the same file-level rules and checks in context as `hpckg check`, problems pointing at `name`:line. Returns
     the report and the graph it was reviewed in (None when file-level errors stopped the review); nothing is
@@ -124,7 +125,7 @@ def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl",
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
         return report, None
-    context = review_in_store([parsed], report, built, names)
+    context = review_in_store([parsed], report, built, names, limit)
     report.graph_checked = True
     return report, context
 

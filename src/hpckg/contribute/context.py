@@ -63,7 +63,7 @@ class GraphContext:
     plus the contribution, so the review costs the same whatever the size of the store."""
 
     def __init__(self, parsed: list[ParsedFile], *, built: AnyStore | None = None, imports: bool = False,
-                 names: SystemNames | None = None):
+                 names: SystemNames | None = None, limit: int | None = None):
         self.parsed = parsed
         self.names = names
         self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
@@ -74,7 +74,7 @@ class GraphContext:
         if built is not None:
             seeds = {t.value for p in parsed for q in p.quads for t in (q.subject, q.object)
                      if isinstance(t, ox.NamedNode)}
-            self.around = Neighbourhood(built, self.graphs).gather(seeds)
+            self.around = Neighbourhood(built, self.graphs, limit=limit).gather(seeds)
             load_files(self.store, term_files())
             self.store.load_quads(self.around)
         else:

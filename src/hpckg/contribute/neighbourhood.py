@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hpckg.errors import InputError
 from hpckg.names import name_keys, strip_qualifier
 from hpckg.namespaces import DERIVED_GRAPH, ID, hpc
 from hpckg.store import AnyStore, Store
@@ -59,13 +60,19 @@ def _batches(iris: Iterable[str]) -> Iterator[str]:
         yield " ".join(f"<{iri}>" for iri in ordered[start:start + BATCH])
 
 
+class TooBroad(InputError):
+    """The draft touches more of the store than the caller allows (the site's Contribute page)."""
+
+
 class Neighbourhood:
     """Reads the quads around a set of nodes from a built store, leaving out some graphs (the draft's own
-    files as they were built, the derived graph)."""
+    files as they were built, the derived graph). `limit`: the most quads to read, for a caller that must
+    bound a review's cost (TooBroad past it); None reads all."""
 
-    def __init__(self, store: AnyStore, skip_graphs: Iterable[str]):
+    def __init__(self, store: AnyStore, skip_graphs: Iterable[str], *, limit: int | None = None):
         self.store = store
         self.skip = set(skip_graphs) | {DERIVED_GRAPH}
+        self.limit = limit
         self.queries = 0
 
     def _select(self, pattern: str, iris: Iterable[str]) -> list[ox.Quad]:
@@ -125,6 +132,9 @@ class Neighbourhood:
                         following.add(quad.subject.value)
                     if _entity(quad.object):
                         following.add(quad.object.value)
+            if self.limit is not None and len(quads) > self.limit:
+                raise TooBroad(f"the draft touches more than {self.limit:,} triples of the graph (through "
+                               f"{len(seen):,} entities); review it with `hpckg check` in a checkout instead")
             frontier = following
         return quads
 
@@ -224,4 +234,4 @@ def typed_in(store: AnyStore, namespace: str, cls: str) -> set[str]:
         return {row["s"].value for row in store.query(query, prefixes=False)}
 
 
-__all__ = ["BACKWARD", "HOPS", "Neighbourhood", "SystemNames", "cached_system_names", "typed_in"]
+__all__ = ["BACKWARD", "HOPS", "Neighbourhood", "TooBroad", "SystemNames", "cached_system_names", "typed_in"]

@@ -28,7 +28,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from hpckg.contribute.check import KINDS, check_draft
-from hpckg.contribute.neighbourhood import SystemNames
+from hpckg.contribute.neighbourhood import SystemNames, TooBroad
 from hpckg.contribute.scaffold import draft_system
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
@@ -41,6 +41,7 @@ BODY_SECONDS = 10.0
 CHECKS_BURST = 5  # checks a client may run at once before waiting for the bucket to refill
 CHECKS_PER_MINUTE = 6.0
 WAIT_SECONDS = 30.0  # how long a check waits for the one running before 503
+MAX_AROUND = 200_000  # triples of the served graph a review may read (a system's neighbourhood: about 1,000)
 DRAFT_NAME = "draft.ttl"
 PAGE_KINDS = {"system": "System", "site": "Site", "org": "Organisation", "part": "PartModel"}
 FORM_FIELDS = ("name", "operator", "site", "country", "part", "nodes", "per_node", "source_url", "tier", "as_of")
@@ -261,10 +262,12 @@ class ContributePage:
             raise Refused(503, "busy", "another check is running; try again in a moment", 5)
         try:
             report, context = check_draft(outcome.turtle.encode("utf-8"), store, name=DRAFT_NAME,
-                                          names=self.names(store))
+                                          names=self.names(store), limit=MAX_AROUND)
             outcome.report = report
             if context is not None:
                 outcome.pages = previews(context.store, defined_entities(report), service.settings.base_iri)
+        except TooBroad as error:
+            outcome.report, outcome.form_error = None, str(error)
         finally:
             self.running.release()
         return outcome
