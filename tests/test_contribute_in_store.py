@@ -109,3 +109,12 @@ def test_a_review_can_be_bounded_and_says_so(built_store: Path):
             review_in_store([parsed], CheckReport(files=[]), store, limit=needed // 2)
     finally:
         store.close()
+
+
+def test_store_and_full_review_are_not_mixed(built_store: Path):
+    from conftest import run_hpckg, text
+
+    frontier = str(CORPUS / "good" / "frontier.ttl")
+    for option in ("--full", "--with-imports"):
+        refused = run_hpckg("check", "--store", str(built_store), option, frontier)
+        assert refused.returncode == 2 and f"--store and {option} cannot be used together" in text(refused)[1]

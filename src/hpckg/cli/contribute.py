@@ -183,10 +183,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.store is not None and not args.store.startswith(("http://", "https://")):
         require_built(args.store)
-    if args.store is not None and args.full:
+    if args.store is not None and (args.full or args.with_imports):
         from hpckg.errors import InputError
 
-        raise InputError("--store and --full cannot be used together: --full reads the files, not a store")
+        raise InputError(f"--store and {'--full' if args.full else '--with-imports'} cannot be used together: "
+                         "they read the graph from the files; a built store holds the imports already")
     report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports,
                          full=args.full or args.with_imports)
     print(report.to_json() if args.format == "json" else report.to_text())
