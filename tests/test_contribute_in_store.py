@@ -68,6 +68,24 @@ def test_check_uses_the_projects_built_store_and_says_so(tmp_path: Path):
     assert any("built store" in note for note in notes), notes
     assert not any("built store" in note for note in json.loads(full.stdout)["notes"])
     assert json.loads(after.stdout)["problems"] == json.loads(full.stdout)["problems"]
+    # an edited data file is reviewed as edited (its built copy is left out), and only other files changed
+    # since the build are called stale
+    kalos = project / "data" / "ttl" / "systems" / "kalos.ttl"
+    kalos.write_text(kalos.read_text(encoding="utf-8") + """
+claim:kalos-accelerator-quantity-2500 a hpc:Claim ;
+    hpc:about cmp:kalos-accelerator ; hpc:property hpc:quantity ; hpc:value 2500 ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:preferred ;
+    prov:hadPrimarySource src:arxiv-2403-07648 .
+""", encoding="utf-8")
+    edited = [run_hpckg("check", "--format", "json", *flags, str(kalos), cwd=project) for flags in ((), ("--full",))]
+    assert json.loads(edited[0].stdout)["problems"] == json.loads(edited[1].stdout)["problems"], text(edited[0])
+    assert json.loads(edited[0].stdout)["problems"], "a second preferred quantity of Kalos"
+    assert not any("changed after that build" in note for note in json.loads(edited[0].stdout)["notes"])
+    (project / "data" / "ttl" / "parts.ttl").write_text((project / "data" / "ttl" / "parts.ttl").read_text(
+        encoding="utf-8") + "\n", encoding="utf-8")
+    stale = run_hpckg("check", "--format", "json", str(kalos), cwd=project)
+    assert any("1 data files changed after that build" in note and "parts.ttl" in note
+               for note in json.loads(stale.stdout)["notes"]), text(stale)
 
 
 REMOTE = [CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "conflicting-quantity.ttl",

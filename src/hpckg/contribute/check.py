@@ -73,7 +73,7 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         context_store = built or opened
         if context_store is not None:
             review_in_store(parsed, report, context_store)
-            report.notes += _stale_note(location)
+            report.notes += _stale_note(location, {p.path.resolve() for p in parsed})
         else:
             context = GraphContext(parsed, imports=imports)
             mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
@@ -142,12 +142,14 @@ def _project_store() -> Path | str | None:
     return configured
 
 
-def _stale_note(location: Path | str | None) -> list[str]:
-    """A note when data files changed after the embedded store was built: the review read the built copy."""
+def _stale_note(location: Path | str | None, checked: set[Path]) -> list[str]:
+    """A note when data files other than the checked ones changed after the embedded store was built: the
+    review read their built copy."""
     if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
         return []
     built_at = current_generation(location).stat().st_mtime
-    changed = [f for folder in project.current().data for f in folder.rglob("*.ttl") if f.stat().st_mtime > built_at]
+    changed = [f for folder in project.current().data for f in folder.rglob("*.ttl")
+               if f.stat().st_mtime > built_at and f.resolve() not in checked]
     note = (f"Checked against the built store at {location} (what these files touch in it, imported datasets "
             "included); `hpckg check --full` reviews against the files instead.")
     if changed:
