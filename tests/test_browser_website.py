@@ -123,7 +123,10 @@ def test_a_list_and_a_system_page_at_phone_width(server, tmp_path):
 PAGE_TYPES = {
     "home": urls.home(), "system": urls.page("system", "top500-180307"), "site": urls.page("site", "acme"),
     "lists": urls.lists(), "list": urls.top500_list("2024-11"), "epoch": urls.epoch_clusters(),
-    "search": urls.search("jupiter"), "charts": urls.charts(), "contribute": urls.contribute(),
+    "search": urls.search("jupiter"), "charts": urls.charts(),
+    "compare": urls.compare(["top500-180307", "top500-180047"]), "compare-choose": urls.compare(),
+    "sites": urls.entity_list("sites"), "organisations": urls.entity_list("organisations"),
+    "parts": urls.entity_list("parts"), "contribute": urls.contribute(),
 }
 
 
@@ -174,3 +177,39 @@ def test_text_colours_contrast_with_their_backgrounds_light_and_dark():
     for text in [dark[0], *dark_texts]:
         assert contrast(text, dark[1]) >= 4.5, (text, dark[1])
     assert contrast("#5c4400", "#fff3cd") >= 4.5  # the lead badge
+
+
+def test_from_search_to_comparing_two_systems(server, tmp_path):
+    # Search from the box on every page, then "add to compare" and the compare page's own search: links and
+    # GET forms only, no IRI typed.
+    results = browse(server.url + urls.search("frontier"), tmp_path / "p", "compare-search-frontier.png")
+    add = link_after(results, r'<a class="add" href="([^"]+)">add to compare</a>')
+    one = browse(server.url + add, tmp_path / "p", "compare-one-system.png")
+    assert "Only one system chosen" in visible(one) and "Frontier" in visible(one)
+    form = re.search(r'<form method="get" action="([^"]+)" class="compare-search".*?</form>', one, re.S)
+    hidden = re.findall(r'<input type="hidden" name="system" value="([^"]+)">', form.group(0))
+    query = urllib.parse.urlencode([("system", s) for s in hidden] + [("q", "el capitan")])
+    found = browse(server.url + html.unescape(form.group(1)) + "?" + query, tmp_path / "p", "compare-find.png")
+    both = browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'), tmp_path / "p",
+                  "compare-frontier-el-capitan.png")
+    text = visible(both)
+    assert "Frontier" in text and "El Capitan" in text and "Rmax (TFlop/s)" in text
+    assert re.search(r'<th scope="col"><a href="/page/system/top500-180047">Frontier</a></th>', both)
+    assert re.search(r'<figure class="chart" id="compare-history">.*?<svg role="img" aria-label="Line charts', both,
+                     re.S)
+    assert '<table class="chart-table" id="compare-history-data">' in both
+    browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'), tmp_path / "p",
+           "phone-compare.png", PHONE)
+
+
+def test_sorting_and_paging_a_sites_list(server, tmp_path):
+    sites = browse(server.url + urls.entity_list("sites", params={"per": "25"}), tmp_path / "p", "sites.png")
+    assert 'aria-sort="descending"' in sites and "page 1 of" in visible(sites)
+    # Click the Site heading (sort by name), then "next".
+    by_name = browse(server.url + link_after(sites, r'<th scope="col"[^>]*><a href="([^"]+)">Site'), tmp_path / "p",
+                     "sites-by-name.png")
+    following = browse(server.url + link_after(by_name, r'<a rel="next" href="([^"]+)"'), tmp_path / "p",
+                       "sites-by-name-page-2.png")
+    assert "page 2 of" in visible(following) and 'aria-sort="ascending"' in following
+    names = [html.unescape(n) for n in re.findall(r'<tr><td><a href="/page/site/[^"]+">([^<]+)</a>', following)]
+    assert len(names) == 25 and [n.casefold() for n in names] == sorted(n.casefold() for n in names)

@@ -139,3 +139,19 @@ def test_configured_sources_are_imported_when_no_file_is_given(project):
     completed = run_hpckg("import", "epoch-hardware", cwd=project)
     assert completed.returncode == 0, text(completed)[1]
     assert graph_file(project).is_file()
+
+
+def test_the_importer_digest_covers_the_helper_modules_it_imports(project):
+    """A fix in a module an importer uses (top500_identity, epoch_csv, claims) must redo its graphs as surely
+    as one in the importer's own file: the header's importer digest is over all of them."""
+    from hpckg.importers.run import PACKAGE, code_digest, code_files, expected_header
+
+    for name, helpers in {"top500": {"importers/top500_identity.py", "importers/top500_files.py", "claims.py"},
+                          "epoch-clusters": {"importers/epoch_csv.py", "importers/epoch_hardware.py", "values.py"},
+                          "epoch-datacenters": {"importers/epoch_csv.py", "reference.py"}}.items():
+        module = importer(name).__name__
+        files = {path.relative_to(PACKAGE).as_posix() for path in code_files(module)}
+        assert helpers <= files, (name, sorted(files))
+        assert "importers/__init__.py" not in files  # registering another importer redoes nothing
+    _, header = expected_header("epoch-hardware", HARDWARE)
+    assert header["importer"] == code_digest(importer("epoch-hardware").__name__)

@@ -332,7 +332,17 @@ def test_kalos_html_figures_in_table_cells(pages, store):
     assert row_starting(checker.rows, "Per watt (GF/W)")[1] == "-"
     gpus = row_starting(checker.rows, "Accelerator")
     assert gpus[1].startswith("NVIDIA A100 SXM4 80GB") and "302 nodes of 8" in gpus[1]
-    assert gpus[2:] == ["NVIDIA", "2,416 reported (302 nodes × 8)", "reported", "arxiv.org"]
+    assert gpus[2:] == ["NVIDIA reported", "2,416 reported (302 nodes × 8)", "reported", "arxiv.org"]
+    # Every figure's tier is a badge linking to the claim behind it (here, the IRIs themselves): the header's
+    # operator, each row of performance, metrics, timeline and facts, and each component's part, supplier and
+    # quantity (node layouts and detail lines are text without badges).
+    badges = {attrs["href"] for tag, attrs in checker.tags if tag == "a" and "badge" in attrs.get("class", "")}
+    page = pages["kalos"]
+    figures = [page.operator, *(row.figure for row in page.performance + page.metrics + page.facts),
+               *(event.figure for event in page.timeline),
+               *(f for row in page.components for f in (row.part_figure, row.supplier_figure, *row.quantities) if f)]
+    claims = {figure.claim for figure in figures if figure.claim}
+    assert claims and claims <= badges, sorted(claims - badges)
     fabric = row_starting(checker.rows, "Interconnect")
     assert "made by Mellanox Technologies (today: NVIDIA)" in fabric[1]
     check = row_starting(checker.rows, "arxiv.org", "names system")
@@ -357,9 +367,9 @@ def test_megascale_html_figures_in_table_cells(pages):
     checker = parse_html(render_html(pages["bytedance-megascale"]))
     assert row_starting(checker.rows, "Model FLOPs utilization (%)")[1] == "55.2 %"
     gpus = row_starting(checker.rows, "Accelerator")
-    assert gpus[2] == "NVIDIA" and gpus[3] == "12,288 reported; more than 10,000 reported"
-    assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom"
-    assert row_starting(checker.rows, "Integrator")[2] == "ByteDance"
+    assert gpus[2] == "NVIDIA reported" and gpus[3] == "12,288 reported; more than 10,000 reported"
+    assert row_starting(checker.rows, "Interconnect")[2] == "Broadcom reported"
+    assert row_starting(checker.rows, "Integrator")[2] == "ByteDance reported"
     assert row_starting(checker.rows, "Accelerators")[1:5] == [
         "12,288 accelerators", "2023-09", "derived",
         "Sum of the system's accelerator quantities (see its components)."]
@@ -449,7 +459,7 @@ def test_supplier_at_build_shows_the_parent_it_rolls_up_to_today(lead_page):
     assert [q.text for q in fabric.quantities] == ["more than 10,000"]
     checker = parse_html(render_html(lead_page))
     row = row_starting(checker.rows, "Interconnect")
-    assert row[2] == "Mellanox Technologies (today: NVIDIA)"
+    assert row[2] == "Mellanox Technologies (today: NVIDIA) reported"
     assert row[3] == "more than 10,000 LEAD: not a citation"
     assert row[4] == "LEAD: not a citation"
 

@@ -34,7 +34,7 @@ def test_every_declared_parameter_has_a_valid_default_and_one_values_line():
     assert {q.name for q, _ in declared} >= {"accelerators-by-country", "accelerators-by-operator",
                                              "claims-below-tier"}
     for query, parameter in declared:
-        parameter.term(parameter.default)
+        parameter.terms(parameter.default)
         assert query.text.count(f"VALUES ?{parameter.name} ") == 1, query.name
         assert parameter.description, f"{query.name}: {parameter.name} says nothing about what it does"
         query.bind()  # the defaults bind
@@ -71,6 +71,16 @@ def test_bound_values_are_rdf_terms():
     bound = canned_query("accelerators-by-country").bind({"min_tier": "reported", "include_all": "TRUE"})
     assert "VALUES ?min_tier { <https://w3id.org/hpckg/vocab/tier/reported> }" in bound
     assert 'VALUES ?include_all { "true"^^<http://www.w3.org/2001/XMLSchema#boolean> }' in bound
+
+
+def test_systems_are_bound_as_their_iris_in_one_values_line():
+    query = canned_query("compare-systems")
+    bound = query.bind({"system": "kalos, seren,bytedance-megascale"})
+    assert ("VALUES ?system { <https://w3id.org/hpckg/id/system/kalos> <https://w3id.org/hpckg/id/system/seren> "
+            "<https://w3id.org/hpckg/id/system/bytedance-megascale> }") in bound
+    for bad in ("", "kalos,> } DROP ALL #", "sys:kalos"):
+        with pytest.raises(InputError, match="one or more system slugs"):
+            query.bind({"system": bad})
 
 
 def test_cli_param_and_list(built_store):

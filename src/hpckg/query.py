@@ -37,6 +37,11 @@ LITERAL_TYPES = {"xsd:boolean": XSD_BOOLEAN, "xsd:integer": XSD_INTEGER, "xsd:st
 # a fraction of a second where matching the edition's dcterms:issued text scans every edition.
 EDITION_TYPE = "hpc:ListEdition"
 EDITION_NAME = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
+# Systems named by their slugs, comma-separated ("kalos,seren"), bound as their IRIs (sys:kalos sys:seren) in
+# one VALUES line: a query starting from the IRIs looks each system up, where building them with
+# BIND(IRI(CONCAT(...))) makes Oxigraph scan the claims (seconds on the full graph).
+SYSTEM_TYPE = "hpc:System"
+SYSTEM_SLUG = re.compile(r"[A-Za-z0-9_~-]+")
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class Parameter:
 
     def allowed(self) -> list[str] | None:
         """The values a scheme-typed parameter takes (concept notations, in the scheme's order)."""
-        if self.type == EDITION_TYPE:
+        if self.type in (EDITION_TYPE, SYSTEM_TYPE):
             return None
         if self.type in LITERAL_TYPES:
             return ["true", "false"] if self.type == "xsd:boolean" else None
@@ -87,6 +92,17 @@ class Parameter:
         hint = suggestion_text(value, [c.notation for c in scheme.concepts])
         raise InputError(f"parameter {self.name} is one of {', '.join(c.notation for c in scheme.concepts)} "
                          f"({scheme.label.lower()}), not {value!r}; {hint}".rstrip("; "))
+
+    def terms(self, value: str) -> list[ox.NamedNode | ox.Literal]:
+        """The RDF terms `value` binds: one, or for hpc:System each comma-separated system slug's IRI."""
+        if self.type != SYSTEM_TYPE:
+            return [self.term(value)]
+        slugs = [slug for slug in re.split(r"[,\s]+", value) if slug]
+        bad = [slug for slug in slugs if not SYSTEM_SLUG.fullmatch(slug)]
+        if not slugs or bad:
+            raise InputError(f"parameter {self.name} is one or more system slugs, comma-separated (kalos,seren), "
+                             f"not {value!r}")
+        return [ox.NamedNode(PREFIXES["sys"] + slug) for slug in slugs]
 
     def summary(self) -> str:
         """'min_tier=lead (one of verified, reported, lead): the lowest tier counted...'."""
@@ -149,13 +165,13 @@ def bind_parameters(text: str, values: Mapping[str, str], *, label: str = "query
         takes = ", ".join(parameters) if parameters else "no parameters"
         raise InputError(f"{label} has no parameter {', '.join(unknown)}; it takes {takes}")
     for name, parameter in parameters.items():
-        term = parameter.term(values.get(name, parameter.default))
+        terms = " ".join(map(str, parameter.terms(values.get(name, parameter.default))))
         pattern = re.compile(r"VALUES\s+\?" + re.escape(name) + r"\s*\{[^}]*\}")
         if len(pattern.findall(text)) != 1:
             raise InputError(f"{label} declares parameter {name} but has no single `VALUES ?{name} {{ ... }}` line "
                              "to bind it in")
         found = pattern.search(text)
-        text = text[:found.start()] + f"VALUES ?{name} {{ {term} }}" + text[found.end():]
+        text = text[:found.start()] + f"VALUES ?{name} {{ {terms} }}" + text[found.end():]
     return text
 
 

@@ -45,7 +45,6 @@ columns is refused whole.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import hashlib
 from collections.abc import Callable, Iterator
@@ -66,7 +65,7 @@ from hpckg.claims import (
     some_value_claim,
     source_quads,
 )
-from hpckg.errors import InputError
+from hpckg.importers.epoch_csv import data_rows
 from hpckg.importers.epoch_hardware import part_slug
 from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
@@ -128,22 +127,8 @@ class Row:
 
 def rows(path: Path) -> list[Row]:
     """Every data row; InputError for a file that is not Epoch's gpu_clusters.csv or not readable CSV."""
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as file:
-            reader = csv.DictReader(file)
-            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise InputError(f"{path}: not Epoch's gpu_clusters.csv: no column {', '.join(missing)} "
-                                 f"(download it from {WHERE})")
-            found, line = [], reader.line_num
-            for number, cells in enumerate(reader, start=1):
-                found.append(Row(number, line + 1, cells))
-                line = reader.line_num
-            return found
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except csv.Error as error:
-        raise InputError(f"{path}: not a readable CSV file: {error}") from None
+    return [Row(number, line, cells)
+            for number, line, cells in data_rows(path, REQUIRED_COLUMNS, expected="gpu_clusters.csv", where=WHERE)]
 
 
 def system_slug(name: str) -> str:

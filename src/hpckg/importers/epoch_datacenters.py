@@ -28,7 +28,6 @@ file without the expected columns is refused whole.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
@@ -38,7 +37,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg.claims import Reference, claim_quads, entity_quads, make_claim, slug_of, source_quads
-from hpckg.errors import InputError
+from hpckg.importers.epoch_csv import data_rows
 from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity, hpc
@@ -92,22 +91,9 @@ def datacenter_slug(handle: str) -> str:
 
 
 def rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, int, dict[str, str]]]:
-    """(row number, line, cells) of every data row; InputError for a file without the columns."""
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as file:
-            reader = csv.DictReader(file)
-            missing = [c for c in required if c not in (reader.fieldnames or [])]
-            if missing:
-                raise InputError(f"{path}: not Epoch's {path.name}: no column {', '.join(missing)} "
-                                 f"(download it from {WHERE})")
-            line = reader.line_num
-            for number, cells in enumerate(reader, start=1):
-                yield number, line + 1, {k: (v or "").strip() for k, v in cells.items() if k}
-                line = reader.line_num
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except csv.Error as error:
-        raise InputError(f"{path}: not a readable CSV file: {error}") from None
+    """(row number, line, cells stripped) of every data row; InputError for a file without the columns."""
+    for number, line, cells in data_rows(path, required, expected=path.name, where=WHERE):
+        yield number, line, {k: (v or "").strip() for k, v in cells.items() if k}
 
 
 def degrees(text: str) -> Decimal | None:

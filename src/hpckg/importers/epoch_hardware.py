@@ -8,7 +8,6 @@ holds them in the units its ontology states (TFLOP/s, GB, GB/s). Empty cells sta
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
@@ -17,7 +16,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, entity_quads, make_claim, source_quads
-from hpckg.errors import InputError
+from hpckg.importers.epoch_csv import data_rows
 from hpckg.importers.run import current_log
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity
@@ -86,21 +85,9 @@ def _date(text: str) -> dt.date | None:
 
 
 def rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
-    """The data rows with their line number in the file (quoted notes span several lines)."""
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as file:
-            reader = csv.DictReader(file)
-            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise InputError(f"{path}: not Epoch's ml_hardware.csv: no column {', '.join(missing)}")
-            line = reader.line_num
-            for row in reader:
-                yield line + 1, row
-                line = reader.line_num
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except csv.Error as error:
-        raise InputError(f"{path}: not a readable CSV file: {error}") from None
+    """The data rows with the line each starts on (quoted notes span several lines)."""
+    for _, line, cells in data_rows(path, REQUIRED_COLUMNS, expected="ml_hardware.csv", where=WHERE):
+        yield line, cells
 
 
 def read(path: Path, graph: str) -> Iterator[ox.Quad]:

@@ -16,9 +16,13 @@ the summary of an unchanged file is read from one line like everything else abou
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import datetime as dt
+import functools
 import hashlib
+import importlib.machinery
+import importlib.util
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -37,6 +41,7 @@ from hpckg.project import sha256_of
 from hpckg.reference import Reference
 from hpckg.terms import TIER
 
+PACKAGE = Path(__file__).resolve().parents[1]  # src/hpckg: code_files are named relative to it
 RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
 PROV = "http://www.w3.org/ns/prov#"
@@ -232,6 +237,55 @@ def provenance(name: str, path: Path, sha: str, size: int, graph: str, started: 
     )]
 
 
+@functools.cache
+def code_files(module_name: str) -> tuple[Path, ...]:
+    """The source files of an hpckg module and of every hpckg module it imports, transitively.
+
+    Read from the import statements (ast), not from what happens to be loaded: a fix in a helper module
+    (top500_identity, epoch_csv, claims...) changes what an importer writes as surely as one in its own file.
+    """
+    seen: dict[str, Path] = {}
+    pending = [module_name]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        spec = _find_spec(name)
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            continue
+        seen[name] = Path(spec.origin).resolve()
+        tree = ast.parse(seen[name].read_text(encoding="utf-8"), filename=spec.origin)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            # A name imported from a package may be a submodule (from hpckg.importers import run) or not.
+            # The registry (hpckg.importers) says which importers exist, not what one writes: registering a
+            # new importer must not redo every other importer's graphs.
+            pending += [t for t in targets if t.split(".")[0] == "hpckg" and t != "hpckg.importers"]
+    return tuple(sorted(seen.values()))
+
+
+def _find_spec(name: str) -> importlib.machinery.ModuleSpec | None:
+    """The module's spec, or None for a name that is not a module (a class or function imported by name)."""
+    try:
+        return importlib.util.find_spec(name)
+    except (ModuleNotFoundError, ValueError):
+        return None
+
+
+@functools.cache
+def code_digest(module_name: str) -> str:
+    """16 hex digits over the importer's code and everything of hpckg it imports (code_files)."""
+    digest = hashlib.sha256()
+    for path in code_files(module_name):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + sha256_of(path).encode())
+    return digest.hexdigest()[:16]
+
+
 def expected_header(name: str, path: Path) -> tuple[str, dict[str, str]]:
     """The file's SHA-256 and the header its graph carries when it is up to date with the file, the
     importer's code and (for importers that use them) the curated names."""
@@ -241,7 +295,7 @@ def expected_header(name: str, path: Path) -> tuple[str, dict[str, str]]:
     except OSError as error:  # a file that is there but cannot be read (permissions, a folder's race)
         raise InputError(f"{path}: cannot be read: {error.strerror}") from None
     # The importer's own code is an input too: a fixed importer redoes its graphs without a version bump.
-    header = {"sha256": sha, "hpckg": __version__, "importer": sha256_of(Path(module.__file__))[:16]}
+    header = {"sha256": sha, "hpckg": __version__, "importer": code_digest(module.__name__)}
     if getattr(module, "USES_REFERENCE", False):
         # The graph depends on the curated names too (hpckg.reference): a new alias redoes it.
         header["reference"] = Reference.of_project().digest

@@ -106,6 +106,8 @@ class ComponentRow:
     # are marked in the text
     details: list[str] = field(default_factory=list)
     machine_generated: bool = False  # some figure of the row comes from machine-generated analysis
+    part_figure: Figure | None = None  # the claims naming the part and the supplier, for their tier badges
+    supplier_figure: Figure | None = None
 
     @property
     def layout(self) -> str | None:

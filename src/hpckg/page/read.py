@@ -307,7 +307,8 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
     specs = [f"{ontology.prop(c.property).label}: {formatter.figure(c).display}"
              for c in sorted(part_own, key=lambda c: (ontology.prop(c.property).order, c.sort_key))
              if c.property not in PART_SUMMARY_EXCLUDED]
-    supplier_iri = first(hpc("supplierAtBuild")).entity
+    supplier_figure = first(hpc("supplierAtBuild"))
+    supplier_iri = supplier_figure.entity
     detail = first(hpc("detail"))
     sources = tuple(dict.fromkeys(s for f in figures for s in f.sources))
     shown = {hpc("partModel"), hpc("supplierAtBuild"), hpc("quantity"), hpc("nodeCount"), hpc("perNode")}
@@ -328,7 +329,9 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
         nodes=first(hpc("nodeCount")), per_node=first(hpc("perNode")),
         tier=weakest(f.tier for f in figures), sources=sources,
         lead=any(f.lead for f in figures), figures=figures, details=details,
-        machine_generated=any(f.machine_generated for f in figures))
+        machine_generated=any(f.machine_generated for f in figures),
+        part_figure=part_figure if part_figure.present else None,
+        supplier_figure=supplier_figure if supplier_figure.present else None)
 
 
 def read_preamble(store, ontology: Ontology) -> Preamble:

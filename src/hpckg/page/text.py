@@ -123,6 +123,14 @@ def row_tier_text(row: ComponentRow) -> str:
     return row.tier.label
 
 
+def weakest_figure(row: ComponentRow) -> Figure | None:
+    """The figure that gives a component row its confidence: a lead one when the row is a lead, else one at
+    the row's tier; its claim is what the row's confidence links to."""
+    if row.lead:
+        return next((f for f in row.figures if f.lead and f.claim), None)
+    return next((f for f in row.figures if f.claim and f.tier == row.tier), None)
+
+
 def with_parent(link: Link | None, parent: Link | None) -> str:
     if link is None:
         return ABSENT

@@ -47,14 +47,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from hpckg.errors import HpckgError, InputError, StoreError
+from hpckg.errors import HpckgError, InputError, StoreError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
 from hpckg.page.render import content_security_policy
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import charts, lists, urls
+from hpckg.serve import charts, compare, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.contribute import ContributePage
 from hpckg.serve.entities import describe, summary
@@ -96,6 +96,7 @@ INTERNAL = "internal error; the server's log has the details"  # no exception te
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
+COMPARISONS_KEPT = 64  # compare pages (their charts drawn) kept per server
 LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
 EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
@@ -632,6 +633,7 @@ class Routes:
         self.service = service
         self.rows: OrderedDict[tuple, list[dict[str, object]]] = OrderedDict()  # see query_rows
         self.rows_lock = threading.Lock()
+        self.comparisons: OrderedDict[tuple, compare.Comparison] = OrderedDict()  # see comparison
 
     # ---- SPARQL protocol ----------------------------------------------------------------------------
 
@@ -818,6 +820,59 @@ class Routes:
     def editor_url(self, name: str, params: dict[str, str]) -> str:
         return urls.query_editor(self.service.canned()[name].bind(params))
 
+    # ---- compare ----------------------------------------------------------------------------------------
+
+    @guarded
+    def compare(self, request: Request) -> Response:
+        """/compare?system=A&system=B (two to four; a search with ?q= to add more) and its .csv/.json twins:
+        the four compare-* canned queries' rows laid out by hpckg.serve.compare."""
+        ext = request.url.path.rpartition(".")[2] if "." in request.url.path else ""
+        if ext not in ("", "csv", "json"):
+            raise HttpError(404, "unknown-format", f"the comparison is served as HTML, .csv or .json, not .{ext}")
+        views, client = self.service.views, client_of(request)
+        text = (first(request.query_params, "q") or "").strip()[:200]
+        hits = [h for h in views.search_index.search(text, 20) if h.entity.kind == "system"] if text else []
+        slugs: list[str] = []
+        try:
+            slugs = compare.slugs_of(request.query_params.getlist("system"))
+            compare.check_count(slugs)
+        except InputError as error:
+            if ext:
+                raise HttpError(400, "invalid-parameter", str(error)) from None
+            # choosing: no system yet is the page's start, one system while searching is on the way to two
+            status = 200 if not request.query_params.getlist("system") or (text and len(slugs) < 2) else 400
+            return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), status)
+        params = compare.parameters(slugs)
+        queries = {name: self.editor_url(name, params) for name in compare.QUERIES}
+        rows = {name: lists.rows_from_results(json.loads(self.service.run(client, Job(
+            self.service.canned()[name].bind(params), "json", "ttl")).body)) for name in compare.QUERIES}
+        try:
+            comparison = self.comparison(slugs, rows)
+        except UnknownNameError as error:
+            if ext:
+                raise HttpError(404, "unknown-system", str(error)) from None
+            return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), 404)
+        if ext == "csv":
+            return respond(200, compare.csv_bytes(comparison), "text/csv",
+                           {"Content-Disposition": 'inline; filename="compare.csv"'})
+        if ext == "json":
+            return respond(200, compare.json_bytes(comparison, queries), "application/json")
+        return html_response(views.compare_page(comparison, slugs, text, hits, None, queries))
+
+    def comparison(self, slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> compare.Comparison:
+        """The comparison of these systems, its chart drawn once per store generation; kept apart from the
+        lists' rows (self.rows), which any of thousands of comparisons would otherwise push out."""
+        key = (self.service.pool.generation, tuple(slugs))
+        with self.rows_lock:
+            found = self.comparisons.get(key)
+        if found is None:
+            found = compare.compare(slugs, rows)
+            with self.rows_lock:
+                self.comparisons[key] = found
+                while len(self.comparisons) > COMPARISONS_KEPT:
+                    self.comparisons.popitem(last=False)
+        return found
+
     # ---- lists ------------------------------------------------------------------------------------------
 
     @guarded
@@ -833,8 +888,12 @@ class Routes:
         if name == "top500" and not ext:
             edition = first(request.query_params, "edition")
             return redirect(urls.top500_list(edition)) if edition else self.lists(request)
+        if name in lists.ENTITY_LISTS:
+            spec = lists.ENTITY_LISTS[name]
+            return self.list_response(request, spec, ext, {}, urls.entity_list(name), spec.title)
         if name != lists.EPOCH_CLUSTERS.name:
-            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters")
+            raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters, "
+                            + ", ".join(lists.ENTITY_LISTS))
         return self.list_response(request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
                                   lists.EPOCH_CLUSTERS.title)
 
@@ -1263,6 +1322,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
             Route(urls.SEARCH, routes.search, methods=list(READ_METHODS)),
             Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
+            Route(urls.COMPARE, routes.compare, methods=list(READ_METHODS)),
+            Route(urls.COMPARE + ".{ext}", routes.compare, methods=list(READ_METHODS)),
             Route(urls.CONTRIBUTE, contribute.get, methods=list(READ_METHODS)),
             Route(urls.CONTRIBUTE, contribute.post, methods=["POST"]),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),

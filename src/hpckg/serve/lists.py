@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hpckg.errors import InputError
+from hpckg.names import name_key
 from hpckg.serve import urls
 
 PAGE_SIZES = (25, 50, 100, 500)
@@ -28,7 +29,8 @@ NUMERIC_TYPES = ("integer", "decimal", "double", "float", "long", "int")
 @dataclass(frozen=True)
 class Column:
     """A column of a list: the query variable it shows, how it is headed, whether it is a number, and the
-    variables holding the IRI it links to and the tier and claim of its figure."""
+    variables holding the IRI it links to, the tier and claim of its figure, and the entities it counts (their
+    IRIs, space-separated: a few of them are named and linked beside the count)."""
 
     key: str
     heading: str
@@ -36,6 +38,7 @@ class Column:
     link: str | None = None
     tier: str | None = None
     claim: str | None = None
+    items: str | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,14 @@ class ListSpec:
     totals: tuple[str, ...] = ()  # numeric columns summed over the filtered rows
     tier: str | None = None  # the variable holding the tier the "show only" switch applies to
     description: str = ""
+    default_order: str = "asc"
+    searches: tuple[str, ...] = ()  # keys of columns a visitor can filter on by a part of the name
+    # the path of the list (urls.py) and the kind of entity its rows are: lists of entities, not editions
+    path: str | None = None
+
+    def order_for(self, sort: str) -> str:
+        """The order a sort key starts in: the list's own for its default sort, else ascending."""
+        return self.default_order if sort == self.default_sort else "asc"
 
     def column(self, key: str) -> Column | None:
         return next((c for c in self.columns if c.key == key), None)
@@ -89,7 +100,48 @@ EPOCH_CLUSTERS = ListSpec(
     tier="acceleratorsTier",
     description="Epoch AI's dataset of GPU clusters, one row per record.")
 
+SITES = ListSpec(
+    name="sites", title="Sites", query="sites-list", default_sort="systemCount", default_order="desc",
+    columns=(
+        Column("name", "Site", link="site"),
+        Column("country", "Country"),
+        Column("operatorLabel", "Operator", link="operator"),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
+    ),
+    filters=("country",), searches=("name",), path=urls.entity_list("sites"),
+    description="Every site and datacenter with the systems placed there (the TOP500's sites named as the "
+                "list first named them).")
+
+ORGANISATIONS = ListSpec(
+    name="organisations", title="Organisations", query="organisations-list", default_sort="systemCount",
+    default_order="desc",
+    columns=(
+        Column("name", "Organisation", link="organisation"),
+        Column("kind", "Type"),
+        Column("country", "Headquarters"),
+        Column("parentLabel", "Belongs to today", link="parent"),
+        Column("operates", "Operates", numeric=True),
+        Column("supplies", "Supplied", numeric=True),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
+    ),
+    filters=("kind", "country"), searches=("name",), path=urls.entity_list("organisations"),
+    description="Every organisation with the systems it operates or supplied a part of at build.")
+
+PARTS = ListSpec(
+    name="parts", title="Parts", query="parts-list", default_sort="systemCount", default_order="desc",
+    columns=(
+        Column("name", "Part", link="part"),
+        Column("category", "Category"),
+        Column("makerLabel", "Maker", link="maker"),
+        Column("makerParent", "Maker today"),
+        Column("systemCount", "Systems", numeric=True, items="systems"),
+    ),
+    filters=("category", "makerLabel"), searches=("name",), path=urls.entity_list("parts"),
+    description="Every part model with the systems built with it.")
+
 LISTS = {spec.name: spec for spec in (TOP500, EPOCH_CLUSTERS)}
+ENTITY_LISTS = {spec.name: spec for spec in (SITES, ORGANISATIONS, PARTS)}
+SHOWN_ITEMS = 3  # entities named beside a count
 
 
 @dataclass
@@ -126,7 +178,8 @@ class Page:
             **self.params, **self.chosen, "sort": self.sort, "order": "desc" if self.descending else "asc",
             "page": self.page, "per": self.per, "tier": self.min_tier}
         settings.update(changes)
-        defaults = {"sort": self.spec.default_sort, "order": "asc", "page": 1, "per": DEFAULT_PAGE_SIZE,
+        defaults = {"sort": self.spec.default_sort, "order": self.spec.order_for(str(settings["sort"])), "page": 1,
+                    "per": DEFAULT_PAGE_SIZE,
                     "tier": "lead"}
         kept = {k: str(v) for k, v in settings.items() if v not in (None, "") and defaults.get(k) != v}
         return urls.with_query(base, kept)
@@ -171,7 +224,7 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     column = spec.column(sort)
     if column is None:
         raise InputError(f"cannot sort by {sort!r}; sort by one of {', '.join(c.key for c in spec.columns)}")
-    order = params.get("order") or "asc"
+    order = params.get("order") or spec.order_for(sort)
     if order not in ("asc", "desc"):
         raise InputError(f"order is asc or desc, not {order!r}")
     min_tier = params.get("tier") or "lead"
@@ -180,10 +233,15 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     per = _whole(params.get("per"), DEFAULT_PAGE_SIZE, "per")
     if per not in PAGE_SIZES:
         raise InputError(f"per is one of {', '.join(map(str, PAGE_SIZES))}, not {per}")
-    chosen = {key: params[key] for key in spec.filters if params.get(key)}
+    chosen = {key: params[key] for key in spec.filters + spec.searches if params.get(key)}
     choices = {key: sorted({str(row[key]) for row in rows if row.get(key) not in (None, "")})
                for key in spec.filters}
-    kept = [row for row in rows if all(_matches(row.get(key), value) for key, value in chosen.items())]
+    kept = [row for row in rows if all(_matches(row.get(key), value) for key, value in chosen.items()
+                                       if key in spec.filters)]
+    for key in spec.searches:
+        if chosen.get(key):
+            wanted = name_key(chosen[key]) or chosen[key].casefold()
+            kept = [row for row in kept if wanted in _key(row, key)]
     if spec.tier and min_tier != "lead":
         floor = TIERS.index(min_tier)
         kept = [row for row in kept if row.get(spec.tier) in TIERS and TIERS.index(str(row[spec.tier])) >= floor]
@@ -201,6 +259,21 @@ def _matches(value: object, wanted: str) -> bool:
         return False
     text = str(value)
     return text == wanted or wanted in text.split(" / ")
+
+
+def _key(row: dict[str, object], key: str) -> str:
+    """The name_key of a row's cell, computed once per cached row (rows are kept per store generation)."""
+    cached = f"{key}\0key"
+    found = row.get(cached)
+    if found is None:
+        text = str(row.get(key) or "")
+        found = row[cached] = name_key(text) or text.casefold()
+    return str(found)
+
+
+def items(text: object, shown: int = SHOWN_ITEMS) -> list[str]:
+    """The first few IRIs of a cell of space-separated IRIs."""
+    return text.split()[:shown] if isinstance(text, str) else []
 
 
 def _whole(text: str | None, default: int, name: str) -> int:
@@ -240,7 +313,7 @@ def exported_keys(spec: ListSpec) -> list[str]:
         for key in (column.link, column.key, column.tier, column.claim):
             if key and key not in keys:
                 keys.append(key)
-    return keys
+    return keys + [c.items for c in spec.columns if c.items and c.items not in keys]
 
 
 def csv_bytes(spec: ListSpec, rows: list[dict[str, object]]) -> bytes:

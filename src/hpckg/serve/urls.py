@@ -25,6 +25,7 @@ RELEASES = "/releases"
 LISTS = "/lists"
 SEARCH = "/search"
 CHARTS = "/charts"
+COMPARE = "/compare"
 CONTRIBUTE = "/contribute"
 
 
@@ -114,7 +115,7 @@ def with_query(path: str, params: dict[str, str]) -> str:
 
 
 def lists() -> str:
-    """Every list of the website: the TOP500 editions, Epoch's clusters."""
+    """Every list of the website: the TOP500 editions, Epoch's clusters, sites, organisations and parts."""
     return LISTS
 
 
@@ -130,6 +131,18 @@ def top500_list(edition: str, format: str | None = None, params: dict[str, str] 
 def epoch_clusters(format: str | None = None, params: dict[str, str] | None = None) -> str:
     """Epoch AI's GPU clusters as a table, or its .csv/.json twin."""
     return with_query(f"{LISTS}/epoch-clusters" + (f".{format}" if format else ""), params or {})
+
+
+def entity_list(name: str, format: str | None = None, params: dict[str, str] | None = None) -> str:
+    """The list of every site, organisation or part (name: sites, organisations, parts) with its systems, or
+    its .csv/.json twin."""
+    return with_query(f"{LISTS}/{quote(name)}" + (f".{format}" if format else ""), params or {})
+
+
+def compare(systems: list[str] | None = None, format: str | None = None) -> str:
+    """Two to four systems side by side, named by their slugs (?system=a&system=b), or its .csv/.json twin."""
+    path = COMPARE + (f".{format}" if format else "")
+    return path + ("?" + urlencode([("system", slug) for slug in systems]) if systems else "")
 
 
 def search(text: str | None = None, format: str | None = None) -> str:

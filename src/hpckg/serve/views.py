@@ -27,8 +27,9 @@ from hpckg.publish.schemaorg import machine_jsonld
 from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
+from hpckg.serve.compare import MOST, SYSTEM, Comparison
 from hpckg.serve.entities import BOUND_SYMBOLS
-from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction
+from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction, items
 from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
@@ -262,11 +263,40 @@ class Views:
     def list_page(self, page: ListPage, base: str, heading: str, twins: dict[str, str], query_url: str,
                   editions: list[str] | None = None) -> Html:
         """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs."""
+        counted = [iri for row in page.rows for column in page.spec.columns if column.items
+                   for iri in items(row.get(column.items))]
         return Html(heading, "list.html", {
+            "names": self.system_names(counted) if counted else {},
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
-            "fraction": fraction, "figure": figure_text},
+            "fraction": fraction, "figure": figure_text, "items": items},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
+
+    def compare_page(self, comparison: Comparison | None, slugs: list[str], text: str, hits: list[Hit],
+                     error: str | None, queries: dict[str, str]) -> Html:
+        """Systems side by side (compare.py), or the form choosing them with an error saying what is missing;
+        hits are systems a search on the page found, to add."""
+        iris = [SYSTEM + slug for slug in slugs]
+        names = self.system_names(iris) if iris else {}
+        chosen = [(slug, comparison.systems[i].name if comparison else names.get(iri, slug))
+                  for i, (slug, iri) in enumerate(zip(slugs, iris, strict=True))]
+        twins = {fmt: urls.compare(slugs, fmt) for fmt in ("csv", "json")} if comparison else {}
+        return Html("Compare" + (": " + " · ".join(name for _, name in chosen) if comparison else ""), "compare.html",
+                    {"comparison": comparison, "chosen": chosen, "text": text, "hits": hits, "error": error,
+                     "queries": queries, "twins": twins, "href": self.href, "most": MOST,
+                     "with_system": lambda slug: urls.compare([*slugs, slug]),
+                     "without": lambda slug: urls.compare([s for s in slugs if s != slug])},
+                    {twins[fmt]: media for fmt, media in (("csv", "text/csv"), ("json", "application/json"))
+                     if fmt in twins})
+
+    def system_names(self, iris: list[str]) -> dict[str, str]:
+        """Systems named as their pages title them: the name the list gave last (hpc:name), else the label."""
+        found = labels(self.store, iris)
+        for batch in (iris[i:i + 500] for i in range(0, len(iris), 500)):
+            rows = self.select("SELECT ?s ?name WHERE { VALUES ?s { " + " ".join(iri_ref(i) for i in batch)
+                               + " } ?s hpc:name ?name }")
+            found.update({r["s"].value: r["name"].value for r in rows})
+        return found
 
     def charts_page(self, charts: list[Chart]) -> Html:
         return Html("Charts", "charts.html", {"charts": charts})
