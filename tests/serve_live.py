@@ -4,11 +4,13 @@ free port and prints its URL)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
 import queue
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -26,7 +28,9 @@ def serve_store() -> Path:
     serving, the shape tests test the data)."""
     from hpckg.build import build
 
-    path = Path(tempfile.mkdtemp(prefix="hpckg-serve-")) / "store"
+    folder = Path(tempfile.mkdtemp(prefix="hpckg-serve-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # shared by the process's tests
+    path = folder / "store"
     build(store_path=path, validate=False)
     return path
 

@@ -147,7 +147,7 @@ PAGE_TYPES = {
     "search": urls.search("jupiter"), "charts": urls.charts(),
     "compare": urls.compare(["top500-180307", "top500-180047"]), "compare-choose": urls.compare(),
     "sites": urls.entity_list("sites"), "organisations": urls.entity_list("organisations"),
-    "parts": urls.entity_list("parts"),
+    "parts": urls.entity_list("parts"), "contribute": urls.contribute(),
 }
 
 

@@ -4,6 +4,7 @@ project."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import tempfile
@@ -18,7 +19,10 @@ EDITIONS = ("TOP500_202411.xlsx", "TOP500_202506.xlsx")
 
 @functools.cache
 def imported_project() -> Path:
-    project = copy_project(Path(tempfile.mkdtemp(prefix="hpckg-website-")))
+    folder = Path(tempfile.mkdtemp(prefix="hpckg-website-"))
+    # Shared by every test of the process, so removed when the process ends (~140 MB each otherwise left).
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    project = copy_project(folder)
     editions = project / "top500"
     editions.mkdir()
     for name in EDITIONS:

@@ -34,16 +34,19 @@ examples:
 """
 
 CHECK_HELP = """\
-Check Turtle contributions in the context of the whole graph (the curated data plus the files, built in
-memory: the built store is never written) and print a review to paste into a pull request: what the files
-add, then every problem with file:line and a suggested fix. CONTRIBUTING.md lists the problem codes.
+Check Turtle contributions in the context of the whole graph and print a review to paste into a pull
+request: what the files add, then every problem with file:line and a suggested fix. CONTRIBUTING.md lists
+the problem codes. Once `hpckg build` has made the store, the context is the built store, imported
+datasets included, of which only what the files touch is read (seconds whatever its size); before that,
+or with --full, it is the curated data read from the files, built in memory. The store is never written.
 
 exit codes: 0 clean, 1 warnings only (such as a conflict to review), 2 errors
 
 examples:
   hpckg check data/ttl/systems/frontier.ttl
   hpckg check --format json data/ttl/systems/*.ttl
-  hpckg check --store .hpckg/store my-system.ttl     compare against a built store instead of data/ttl/
+  hpckg check --store http://127.0.0.1:8890/sparql my-system.ttl   against a SPARQL server's build
+  hpckg check --full my-system.ttl     against data/ttl/ read from the files (the review before builds)
   hpckg check --base origin/main data/ttl/systems/kalos.ttl   edits to an existing file, against a revision
 """
 
@@ -104,10 +107,14 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                        help="compare files that already exist with this git revision: edited or removed claims "
                             "are errors (default: the merge base of HEAD with the main branch)")
     check.add_argument("--store", default=None, metavar="PATH|URL",
-                       help="read the curated graph from a built store (opened read-only) or a SPARQL server's "
-                            "query URL instead of data/ttl/")
+                       help="review against this built store (opened read-only) or SPARQL server's query URL "
+                            "(default: the project's store, once built)")
+    check.add_argument("--full", action="store_true",
+                       help="review against the graph read from the files (ontology, shapes, data/ttl/, source "
+                            "checks), built in memory, not the built store")
     check.add_argument("--with-imports", action="store_true",
-                       help="also load the imported datasets' graphs (TOP500, Epoch AI) as context: slower")
+                       help="with --full (or before any build): also load the imported datasets' graphs (TOP500, "
+                            "Epoch AI): minutes")
     check.set_defaults(handler=cmd_check)
 
     diff = subparsers.add_parser("diff", help="summarise how data/ttl/ changed between git revisions",
@@ -176,7 +183,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.store is not None and not args.store.startswith(("http://", "https://")):
         require_built(args.store)
-    report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports)
+    if args.store is not None and (args.full or args.with_imports):
+        from hpckg.errors import InputError
+
+        raise InputError(f"--store and {'--full' if args.full else '--with-imports'} cannot be used together: "
+                         "they read the graph from the files; a built store holds the imports already")
+    report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports,
+                         full=args.full or args.with_imports)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code
 

@@ -15,10 +15,12 @@ from hpckg import machinegraphs, paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.edits import BaseVersion, altered_claims, base_version, check_edits
-from hpckg.datafiles.filecheck import ParsedFile, check_file
+from hpckg.contribute.neighbourhood import SystemNames
+from hpckg.datafiles.filecheck import ParsedFile, check_directives, check_file, check_terms, parse_data
 from hpckg.datafiles.report import CheckReport
+from hpckg.errors import StoreError
 from hpckg.namespaces import hpc
-from hpckg.store import Store
+from hpckg.store import AnyStore, Store, current_generation, open_store
 from hpckg.terms import CLAIM, RDF_TYPE, TIER
 from hpckg.validate import Violation, validate
 
@@ -33,12 +35,17 @@ _baseline_cache: dict[tuple, list[Violation]] = {}
 
 
 def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = None,
-                base: str | None = None, imports: bool = False) -> CheckReport:
+                base: str | None = None, imports: bool = False, full: bool = False,
+                built: AnyStore | None = None) -> CheckReport:
     """Check contribution files; the report's exit_code is 0 clean, 1 warnings only, 2 errors. Files that
     exist at the base revision (see contribute.edits) are also checked for edited and removed claims.
 
-    The context is the curated graph (ontology, shapes, data/ttl, source checks); imports=True adds the
-    imported datasets' graphs (millions of TOP500 and Epoch triples: minutes instead of a second)."""
+    The context is a built store when there is one: `built` (an open store, as `hpckg serve` holds), else
+    the store at store_path, else the project's store once `hpckg build` has made it; only what the files
+    touch is read from it (hpckg.contribute.neighbourhood), imported datasets included. full=True (or no
+    built store) reviews against the graph read from the files instead: the curated graph (ontology, shapes,
+    data/ttl, source checks), and with imports=True the imported datasets' graphs too (millions of TOP500
+    and Epoch triples: minutes instead of a second)."""
     files = [Path(f) for f in files]
     report = CheckReport(files=[str(f) for f in files])
     parsed: list[ParsedFile] = []
@@ -60,18 +67,95 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
         return report
-    remote = isinstance(store_path, str) and store_path.startswith(("http://", "https://"))
-    context = GraphContext(parsed, store_path=(store_path if remote else Path(store_path)) if store_path else None,
-                           imports=imports)
-    mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
-    check_in_context(context, report, baseline_fn=lambda: _baseline(mine, imports))
-    imported = [f for f in machinegraphs.all_files()
-                if f.resolve().is_relative_to(project.current().graphs_dir("import").resolve())]
-    if imported and not imports and store_path is None:
-        report.notes.append(f"Checked against the curated graph; the {len(imported)} imported dataset graphs "
-                            "(TOP500, Epoch AI) were not loaded: `hpckg check --with-imports` includes them.")
+    location = None if built is not None or full else (store_path or _project_store())
+    opened = open_store(location, read_only=True) if location is not None else None
+    try:
+        context_store = built or opened
+        if context_store is not None:
+            review_in_store(parsed, report, context_store)
+            report.notes += _stale_note(location, {p.path.resolve() for p in parsed})
+        else:
+            context = GraphContext(parsed, imports=imports)
+            mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
+            check_in_context(context, report, baseline_fn=lambda: _baseline(mine, imports))
+            imported = [f for f in machinegraphs.all_files()
+                        if f.resolve().is_relative_to(project.current().graphs_dir("import").resolve())]
+            if imported and not imports:
+                report.notes.append(f"Checked against the curated graph; the {len(imported)} imported dataset "
+                                    "graphs (TOP500, Epoch AI) were not loaded: `hpckg check --with-imports` "
+                                    "includes them.")
+    finally:
+        if opened is not None:
+            opened.close()
     report.graph_checked = True
     return report
+
+
+def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore,
+                    names: SystemNames | None = None, limit: int | None = None) -> GraphContext:
+    """The checks in context of a built store: what the parsed files touch in it, read with a few queries
+    (the function `hpckg check` times on a big store). `names`: the store's system names, when the caller
+    keeps them (else the project's cache folder holds them, built by the first check of a generation);
+    `limit`: the most triples to read from the store (neighbourhood.TooBroad past it)."""
+    context = GraphContext(parsed, built=built, names=names, limit=limit)
+    baseline: list[list[Violation]] = []
+
+    def before() -> list[Violation]:
+        if not baseline:
+            baseline.append(context.baseline())
+        return baseline[0]
+
+    check_in_context(context, report, baseline_fn=before)
+    return context
+
+
+def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl", names: SystemNames | None = None,
+                limit: int | None = None) -> tuple[CheckReport, GraphContext | None]:
+    """Review Turtle that is no file (a draft pasted into the site's Contribute page) against a built store:
+    the same file-level rules and checks in context as `hpckg check`, problems pointing at `name`:line. Returns
+    the report and the graph it was reviewed in (None when file-level errors stopped the review); nothing is
+    read from or written to disk."""
+    report = CheckReport(files=[name])
+    parsed = parse_data(data, Path(name), name, report)
+    if parsed is not None:
+        check_directives(parsed, report)
+        check_terms(parsed, report)
+        _count_additions(parsed, report, None)
+    if parsed is None or report.errors:
+        report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
+                            "change history) run once the file-level errors above are fixed.")
+        return report, None
+    context = review_in_store([parsed], report, built, names, limit)
+    report.graph_checked = True
+    return report, context
+
+
+def _project_store() -> Path | str | None:
+    """The project's configured store when a build has made it (a SPARQL server's URL is taken as built)."""
+    configured = project.current().store
+    if isinstance(configured, str) and configured.startswith(("http://", "https://")):
+        return configured
+    try:
+        current_generation(configured)
+    except StoreError:
+        return None
+    return configured
+
+
+def _stale_note(location: Path | str | None, checked: set[Path]) -> list[str]:
+    """A note when data files other than the checked ones changed after the embedded store was built: the
+    review read their built copy."""
+    if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
+        return []
+    built_at = current_generation(location).stat().st_mtime
+    changed = [f for folder in project.current().data for f in folder.rglob("*.ttl")
+               if f.stat().st_mtime > built_at and f.resolve() not in checked]
+    note = (f"Checked against the built store at {location} (what these files touch in it, imported datasets "
+            "included); `hpckg check --full` reviews against the files instead.")
+    if changed:
+        note += (f" {len(changed)} data files changed after that build (such as {changed[0]}): run `hpckg build` "
+                 "first so the review sees them.")
+    return [note]
 
 
 def _in_data_folders(path: Path) -> bool:
@@ -123,4 +207,4 @@ def _baseline(excluded: tuple[str, ...], imports: bool = False) -> list[Violatio
     return _baseline_cache[key]
 
 
-__all__ = ["check_files", "GraphContext"]
+__all__ = ["GraphContext", "check_draft", "check_files", "review_in_store"]

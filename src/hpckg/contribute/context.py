@@ -7,23 +7,23 @@ check never writes the built store nor touches a running server.
 
 from __future__ import annotations
 
-import contextlib
 from collections import defaultdict
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
+from hpckg import paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
+from hpckg.contribute.neighbourhood import Neighbourhood, SystemNames, cached_system_names, typed_in
 from hpckg.datafiles.filecheck import ParsedFile
 from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
-from hpckg.references import is_reference, undefined_reference
-from hpckg.store import Store, open_store
+from hpckg.references import KIND_HOMES, is_reference, kind_of, undefined_reference
+from hpckg.store import AnyStore, Store
 from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
@@ -50,15 +50,33 @@ def _same_value(a: Value, b: Value) -> bool:
         return (_lexical(a) or "").strip().casefold() == (_lexical(b) or "").strip().casefold()
 
 
-class GraphContext:
-    """The curated graph plus the contribution, in memory, with the lookups the checks need."""
+def term_files() -> list[Path]:
+    """The ontology and the shapes: the terms a review needs whatever store it reads."""
+    here = project.current()
+    return [p for folder in (here.ontology_dir, here.shapes_dir) for p in sorted(folder.rglob("*.ttl"))]
 
-    def __init__(self, parsed: list[ParsedFile], *, store_path: Path | str | None = None, imports: bool = False):
+
+class GraphContext:
+    """The graph a contribution is reviewed in, with the lookups the checks need: the curated graph (and the
+    imports, if asked) read from the files plus the contribution, in memory; or, given a built store
+    (embedded or a SPARQL server), only what the contribution touches in it (hpckg.contribute.neighbourhood)
+    plus the contribution, so the review costs the same whatever the size of the store."""
+
+    def __init__(self, parsed: list[ParsedFile], *, built: AnyStore | None = None, imports: bool = False,
+                 names: SystemNames | None = None, limit: int | None = None):
         self.parsed = parsed
+        self.names = names
         self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
+        self.built = built
         self.store = Store(None)
-        if store_path is not None:
-            self._copy_built_store(store_path)
+        self.around: set[ox.Quad] = set()
+        self._in_store: dict[str, set[str]] = {}  # namespace -> the store's entities in it (did-you-mean)
+        if built is not None:
+            seeds = {t.value for p in parsed for q in p.quads for t in (q.subject, q.object)
+                     if isinstance(t, ox.NamedNode)}
+            self.around = Neighbourhood(built, self.graphs, limit=limit).gather(seeds)
+            load_files(self.store, term_files())
+            self.store.load_quads(self.around)
         else:
             mine = {p.path.resolve() for p in parsed}
             load_files(self.store, [f for f in source_files(imports=imports) if f.resolve() not in mine])
@@ -72,17 +90,38 @@ class GraphContext:
         self.claim_graphs: dict[str, str] = {}  # claim IRI -> the graph (file) that states it
         self._index()
 
-    def _copy_built_store(self, store_path: Path | str) -> None:
-        """Read the built graph from an embedded store or, given a URL, a SPARQL server (hpckg.store)."""
-        built = open_store(store_path, read_only=True)
-        try:
-            skip = set(self.graphs) | {DERIVED_GRAPH}
-            with built.reading() if isinstance(built, Store) else contextlib.nullcontext():
-                self.store.load_quads(q for q in built.quads() if not (
-                    isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value in skip))
-        finally:
-            if isinstance(built, Store):
-                built._store = None  # read-only: nothing to flush; just drop the handle
+    def existing_systems(self) -> NameIndex[str] | _StoreSystems:
+        """The systems another file defines, by name (what a new system's name must not match)."""
+        if self.built is not None:
+            names = self.names or cached_system_names(self.built, project.current().graphs.parent / "cache" / "check")
+            return _StoreSystems(names, set(self.graphs))
+        existing: NameIndex[str] = NameIndex()
+        system = hpc("System")
+        for iri in self.owner:
+            if system in self.types[iri]:
+                existing.add(iri, self.labels[iri])
+        return existing
+
+    def defined(self, iri: str) -> bool:
+        return bool(self.types.get(iri))
+
+    def same_kind(self, iri: str) -> set[str]:
+        """The defined entities in the namespace of `iri` (the candidates of a did-you-mean)."""
+        namespace = iri.rsplit("/", 1)[0] + "/"
+        here = {k for k, kinds in self.types.items() if kinds and k.startswith(namespace)}
+        if self.built is None or kind_of(iri) not in KIND_HOMES:
+            return here
+        if namespace not in self._in_store:  # one query per kind, only when something is undefined
+            self._in_store[namespace] = typed_in(self.built, namespace, KIND_HOMES[kind_of(iri) or ""][0])
+        return self._in_store[namespace] | here
+
+    def baseline(self) -> list[Violation]:
+        """Violations of what the contribution touches in the built store, without the contribution."""
+        store = Store(None)
+        load_files(store, term_files())
+        store.load_quads(self.around)
+        materialise(store)
+        return validate(store).violations
 
     def _index(self) -> None:
         for quad in self.store.quads():
@@ -133,6 +172,16 @@ class GraphContext:
                 "file": self.file_of(self.claim_graphs[claim.iri])}
 
 
+class _StoreSystems:
+    """NameIndex.matches over a built store's SystemNames, leaving out the contribution's own graphs."""
+
+    def __init__(self, names: SystemNames, skip: set[str]):
+        self.names, self.skip = names, skip
+
+    def matches(self, names: list[str]) -> set[str]:
+        return self.names.matches(names, self.skip)
+
+
 def check_in_context(context: GraphContext, report: CheckReport, *, baseline_fn=None) -> None:
     """Run every check in context; baseline_fn gives the curated graph's own violations (computed lazily)."""
     for graph, parsed in context.graphs.items():
@@ -167,10 +216,7 @@ def _check_duplicates(context: GraphContext, graph: str, parsed: ParsedFile, rep
     new_systems = {q.subject.value for q in parsed.quads
                    if q.predicate.value == RDF_TYPE and q.object.value == system
                    and q.subject.value not in context.owner}
-    existing: NameIndex[str] = NameIndex()
-    for iri in context.owner:
-        if system in context.types[iri]:
-            existing.add(iri, context.labels[iri])
+    existing = context.existing_systems() if new_systems else NameIndex()
     for iri in sorted(new_systems):
         for name in sorted(context.labels[iri]):
             matches = existing.matches([name])
@@ -271,17 +317,16 @@ def _check_as_of(context: GraphContext, graph: str, parsed: ParsedFile, report: 
 def check_references(context: GraphContext, report: CheckReport) -> set[str]:
     """Every entity the contribution refers to that no file defines, once each, with where to add it and the
     nearest defined entity of its kind; returns them, so the shape violations they cause are not repeated."""
-    known = {iri for iri, kinds in context.types.items() if kinds}
     undefined: set[str] = set()
     for parsed in context.graphs.values():
         properties = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == hpc("property")}
         for quad in parsed.quads:
             iri = quad.object.value
-            if not isinstance(quad.object, ox.NamedNode) or iri in known or iri in undefined \
-                    or not is_reference(iri):
+            if not isinstance(quad.object, ox.NamedNode) or iri in undefined or not is_reference(iri) \
+                    or context.defined(iri):
                 continue
             undefined.add(iri)
-            found = undefined_reference(iri, known, predicate=quad.predicate.value,
+            found = undefined_reference(iri, context.same_kind(iri), predicate=quad.predicate.value,
                                         claim_property=properties.get(quad.subject.value))
             report.add("undefined-entity", found.message(), fix=found.fix(), file=parsed.display,
                        line=parsed.line_of_iri(iri, statement=False), focus=iri,

@@ -5,6 +5,8 @@ reports until it is filled in."""
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from hpckg.datafiles.filecheck import TODO_NS
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import SlugError, is_slug, name_keys, slugify
-from hpckg.namespaces import PREFIXES, hpc
+from hpckg.namespaces import PREFIXES, entity, hpc
 from hpckg.store import parse_file
 from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
@@ -97,6 +99,40 @@ def new_system(name: str, *, operator: str, country: str, out_dir: Path | None =
     with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite, even in a race
         handle.write(text)
     return target
+
+
+def draft_system(name: str, *, operator: str, country: str, known: Callable[[str], bool], today: dt.date,
+                 part: str | None = None, nodes: int | None = None, per_node: int | None = None,
+                 site: str | None = None, source_url: str | None = None, tier: str | None = None,
+                 as_of: str | None = None) -> str:
+    """The Turtle `hpckg new system` writes, as text (the site's Contribute form): operator, part and site are
+    slugs or names, looked up with `known` (does the graph define this IRI?) instead of data/ttl/; a part or
+    site that is not defined is still written, for the review to name. With `tier`, every claim gets it
+    instead of the placeholder; with `as_of` (YYYY, YYYY-MM or YYYY-MM-DD, the source's date), the status."""
+    slug = _system_slug(name, None)
+    country = country.strip().upper()
+    if len(country) != 2 or not country.isalpha():
+        raise InputError(f"the country {country!r} is not an ISO 3166-1 alpha-2 code such as US or GB")
+    for label, number in (("nodes", nodes), ("per node", per_node)):
+        if number is not None and number < 1:
+            raise InputError(f"{label} {number} is not a positive whole number")
+    if (nodes is not None or per_node is not None) and part is None:
+        raise InputError("nodes and per node describe the accelerator component: give its part too")
+    if source_url is not None and not source_url.startswith(("https://", "http://")):
+        raise InputError(f"the source URL {source_url!r} is not a web address (https://...)")
+    operator_iri = entity("org", _operator_slug(operator))
+    accelerators = Accelerators(entity("part", slugify(part)), nodes, per_node) if part else None
+    text = render(name, slug, operator, operator_iri if known(operator_iri) else None, country,
+                  known(entity("country", country)), today, accelerators=accelerators,
+                  site=entity("site", slugify(site)) if site else None, source_url=source_url)
+    if tier is not None:
+        text = text.replace("hpc:tier todo:tier", f"hpc:tier tier:{tier}")
+    if as_of is not None:
+        datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}.get(len(as_of))
+        if datatype is None or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", as_of):
+            raise InputError(f"the as-of date {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD")
+        text = text.replace(f'hpc:asOf "{AS_OF_PLACEHOLDER}"', f'hpc:asOf "{as_of}"^^xsd:{datatype}')
+    return text
 
 
 def require_entity(rdf_class: str, name: str, flag: str, command: str) -> str:

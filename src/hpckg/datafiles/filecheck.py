@@ -131,6 +131,12 @@ def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
                else "give the path of a Turtle file inside the project")
         report.add(code, f"{display}: {error.reason}", fix=fix, file=display)
         return None
+    return parse_data(data, path, display, report)
+
+
+def parse_data(data: bytes, path: Path, display: str, report: CheckReport) -> ParsedFile | None:
+    """Stage one after reading: UTF-8 without a BOM, and parses (a file's bytes, or a draft pasted into the
+    site's Contribute page). None when it does not (the problem is in the report)."""
     if data.startswith(b"\xef\xbb\xbf"):
         report.add("byte-order-mark", "the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which "
                    "some tools then show as an invisible first character", fix="save the file as UTF-8 "

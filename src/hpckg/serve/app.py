@@ -57,6 +57,7 @@ from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
 from hpckg.serve import charts, compare, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
+from hpckg.serve.contribute import ContributePage
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.precompute import Prepared
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
@@ -1309,6 +1310,7 @@ def create_app(settings: Settings) -> Starlette:
     application. Closing: the application's lifespan shutdown closes them, as does app.state.service.close()."""
     service = Service(settings)
     routes = Routes(service)
+    contribute = ContributePage(service, client_of)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -1356,6 +1358,8 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.CHARTS, routes.charts, methods=list(READ_METHODS)),
             Route(urls.COMPARE, routes.compare, methods=list(READ_METHODS)),
             Route(urls.COMPARE + ".{ext}", routes.compare, methods=list(READ_METHODS)),
+            Route(urls.CONTRIBUTE, contribute.get, methods=list(READ_METHODS)),
+            Route(urls.CONTRIBUTE, contribute.post, methods=["POST"]),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),

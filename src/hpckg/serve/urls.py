@@ -26,6 +26,7 @@ LISTS = "/lists"
 SEARCH = "/search"
 CHARTS = "/charts"
 COMPARE = "/compare"
+CONTRIBUTE = "/contribute"
 
 
 def home() -> str:
@@ -46,6 +47,11 @@ def canned(name: str, format: str | None = None, params: dict[str, str] | None =
     """A canned query from queries/ run on the server: its HTML results page, or a .csv/.json download, with
     the values of the parameters it declares (?min_tier=reported)."""
     return f"{QUERIES}/{quote(name)}" + (f".{format}" if format else "") + ("?" + urlencode(params) if params else "")
+
+
+def contribute() -> str:
+    """The Contribute page: a Turtle draft (or a system's form) reviewed as `hpckg check` does, nothing kept."""
+    return CONTRIBUTE
 
 
 def vocab() -> str:
