@@ -1,8 +1,9 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
 preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
-list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), the charts page drawn
-(with and without leads), every older edition's list, and the home page's statistics.
+list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), the sites, organisations
+and parts lists, the charts page drawn (with and without leads), every older edition's list, and the home
+page's statistics.
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -123,6 +124,8 @@ class Prepared:
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
+            ("sites, organisations and parts lists",
+             lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
             ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
