@@ -18,6 +18,7 @@ from hpckg.errors import InputError, UnknownNameError
 from hpckg.namespaces import PREFIXES
 from hpckg.serve import charts
 from hpckg.serve.entities import BOUND_SYMBOLS
+from hpckg.serve.lists import figure_text
 
 FEWEST, MOST = 2, 4
 QUERIES = ("compare-systems", "compare-components", "compare-sources", "compare-history")
@@ -143,17 +144,6 @@ def _text(value: object) -> str | None:
     return None if value in (None, "") else str(value)
 
 
-def figure(value: object) -> str:
-    """A number with thousands separators (at most two decimals), other values as they are."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)
-
-
 def fact_lines(facts: list[dict[str, object]], column: dict[str, int]) -> list[Line]:
     """The about, performance and timeline rows: the listed performance figures (the query's rows with no
     system) always, other facts where some system has them, in the ontology's display order."""
@@ -185,13 +175,13 @@ def _label(r: dict[str, object]) -> str:
 def _entry(r: dict[str, object]) -> Entry:
     value = r.get("value")
     if value is None and r.get("bound") is not None:
-        text = f"{BOUND_SYMBOLS.get(str(r.get('boundKind')), '')} {figure(r['bound'])}".strip()
+        text = f"{BOUND_SYMBOLS.get(str(r.get('boundKind')), '')} {figure_text(r['bound'])}".strip()
     elif isinstance(value, str) and value.startswith("http"):
         text = str(r.get("valueLabel") or value.rsplit("/", 1)[-1])
     elif value is None:
         text = "not named"  # a claim that there is a value, not saying which (hpc:unknown)
     else:
-        text = figure(value)
+        text = figure_text(value)
     href = value if isinstance(value, str) and value.startswith("https://w3id.org/hpckg/id/") else None
     note = f"as of {r['asOf']}" if r.get("asOf") else ""
     return Entry(text, href, _text(r.get("tier")), _text(r.get("claim")), note)
@@ -228,12 +218,13 @@ def listing_lines(history: list[dict[str, object]], column: dict[str, int]) -> l
                                                         _text(first.get("rankClaim")), f"rank {first.get('rank')}"))
         lines["lastEdition"].cells[cells].append(Entry(str(last["edition"]), None, _text(last.get("rankTier")),
                                                        _text(last.get("rankClaim")), f"rank {last.get('rank')}"))
-        lines["bestRank"].cells[cells].append(Entry(figure(best.get("rank")), None, _text(best.get("rankTier")),
+        lines["bestRank"].cells[cells].append(Entry(figure_text(best.get("rank")), None, _text(best.get("rankTier")),
                                                     _text(best.get("rankClaim")), f"in {best['edition']}"))
-        lines["editions"].cells[cells].append(Entry(figure(len(listed))))
+        lines["editions"].cells[cells].append(Entry(figure_text(len(listed))))
         if last.get("rmaxTflops") is not None:
-            lines["lastRmax"].cells[cells].append(Entry(figure(last["rmaxTflops"]), None, _text(last.get("rmaxTier")),
-                                                        _text(last.get("rmaxClaim")), f"in {last['edition']}"))
+            lines["lastRmax"].cells[cells].append(Entry(figure_text(last["rmaxTflops"]), None,
+                                                        _text(last.get("rmaxTier")), _text(last.get("rmaxClaim")),
+                                                        f"in {last['edition']}"))
     return list(lines.values())
 
 
@@ -266,7 +257,7 @@ def part_lines(components: list[dict[str, object]], column: dict[str, int]) -> l
                 supplier = f"{supplier} (today: {r['parentLabel']})"
             cell.append(Entry(f"supplied by {supplier}", str(value), tier, claim))
         elif prop == "quantity" and (value is not None or r.get("bound") is not None):
-            text = figure(value) if value is not None else f"> {figure(r['bound'])}"
+            text = figure_text(value) if value is not None else f"> {figure_text(r['bound'])}"
             cell.append(Entry(f"× {text}", None, tier, claim))
     return sorted(found.values(), key=lambda line: (order[line.key], line.label))
 
@@ -289,7 +280,7 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
         best = min(listed, key=lambda r: r.get("rank") or 10**9)
         sentences.append(f"{system.name} was listed {len(listed)} times from {listed[0]['edition']} to "
                          f"{listed[-1]['edition']}, best rank {best.get('rank')} in {best['edition']}, Rmax "
-                         f"{figure(listed[-1].get('rmaxTflops'))} TFlop/s in {listed[-1]['edition']}")
+                         f"{figure_text(listed[-1].get('rmaxTflops'))} TFlop/s in {listed[-1]['edition']}")
     alt = "Line charts of rank and Rmax per TOP500 edition: " + "; ".join(sentences) + "."
     x = {"field": "edition", "type": "ordinal", "title": "Edition"}
     colour = {"field": "system", "type": "nominal", "title": None, "sort": [s.name for s in systems]}
@@ -304,8 +295,8 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
                             "title": "Rmax (TFlop/s, log scale)"}}}]}
     cells = {(str(r["edition"]), int(str(r["column"]))): r for r in history}
     table = [[edition, *(value for i in range(len(systems)) for value in (
-        figure(cells[(edition, i)].get("rank")) if (edition, i) in cells else "",
-        figure(cells[(edition, i)].get("rmaxTflops")) if (edition, i) in cells else ""))] for edition in editions]
+        figure_text(cells[(edition, i)].get("rank")) if (edition, i) in cells else "",
+        figure_text(cells[(edition, i)].get("rmaxTflops")) if (edition, i) in cells else ""))] for edition in editions]
     columns = ["Edition", *(f"{s.name}: {what}" for s in systems for what in ("rank", "Rmax (TFlop/s)"))]
     return charts.Chart("compare-history", "Rank and Rmax in the TOP500, per edition", alt,
                         charts.render_svg(spec, alt), columns, table)

@@ -340,3 +340,15 @@ def json_bytes(spec: ListSpec, page: Page, query_url: str) -> bytes:
 
 def fraction(part: float, whole: float) -> str:
     return f"{part / whole * 100:.1f} %" if whole else "0 %"
+
+
+def figure_text(value: object) -> str:
+    """A figure in a list or comparison: whole numbers with thousands separators, others with at most two
+    decimals, anything else as it is."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return f"{int(value):,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)

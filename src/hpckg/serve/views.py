@@ -29,7 +29,7 @@ from hpckg.serve import urls
 from hpckg.serve.charts import Chart
 from hpckg.serve.compare import MOST, SYSTEM, Comparison
 from hpckg.serve.entities import BOUND_SYMBOLS
-from hpckg.serve.lists import PAGE_SIZES, TIERS, fraction, items
+from hpckg.serve.lists import PAGE_SIZES, TIERS, figure_text, fraction, items
 from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
@@ -437,17 +437,6 @@ def short(iri: str) -> str:
     if iri.startswith(ONTOLOGY):
         return iri[len(ONTOLOGY):]
     return iri.rstrip("/").rsplit("/", 1)[-1]
-
-
-def figure_text(value: object) -> str:
-    """A figure in a list: whole numbers with thousands separators, others with at most two decimals."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)
 
 
 def json_dumps(data: object) -> bytes:
