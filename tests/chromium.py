@@ -84,9 +84,15 @@ class Browser:
                 raise AssertionError(f"the page never had {expression}")
             time.sleep(0.2)
 
-    def screenshot(self, path: Path, full_page: bool = False) -> None:
-        """A PNG of the viewport, or of the whole page when full_page."""
-        data = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=full_page)["data"]
+    def screenshot(self, path: Path, full_page: bool = False, most: int = 12_000) -> None:
+        """A PNG of the viewport, or of the whole page when full_page (its first `most` CSS pixels: Chromium
+        refuses a longer one as "too large")."""
+        if full_page:
+            size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+            clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], most), "scale": 1}
+            data = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True, clip=clip)["data"]
+        else:
+            data = self.send("Page.captureScreenshot", format="png")["data"]
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
