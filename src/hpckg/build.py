@@ -255,9 +255,9 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
 
 
 STAGINGS = ("auto", "memory", "disk")
-BYTES_PER_QUAD_IN_MEMORY = 800  # Oxigraph's in-memory store, measured: 3.3 GB peak for 4.65 M loaded quads
-NQUADS_BYTES_PER_QUAD = 200  # the import graphs' N-Quads: 1.10 GB for 4.65 M quads is 237; 200 errs high
-TURTLE_BYTES_PER_TRIPLE = 50  # people's Turtle is denser (prefixes, `;` lists)
+BYTES_PER_QUAD_IN_MEMORY = 1000  # a build in memory, measured: 3.3 GB peak for 3.29 M loaded quads (+0.3 M derived)
+NQUADS_BYTES_PER_QUAD = 200  # the import graphs' N-Quads: 711 MB for 3.29 M quads is 216; 200 errs high
+TURTLE_BYTES_PER_TRIPLE = 30  # people's Turtle is denser (prefixes, `;` lists): the curated data is 49
 MEMORY_SHARE = 0.5  # derive in memory only when that needs at most half of the memory available
 
 
@@ -295,7 +295,7 @@ def available_memory() -> int:
 
 def choose_staging(files: Iterable[Path], staging: str = "auto") -> str:
     """"memory" or "disk": where a build derives and validates. Memory is ~7x faster for the rules' and
-    shapes' whole-graph queries but needs ~0.8 GB per million quads; "auto" takes it only when the estimate
+    shapes' whole-graph queries but needs ~1 GB per million quads; "auto" takes it only when the estimate
     for `files` is at most MEMORY_SHARE of the memory available now, else it works in the on-disk
     generation itself (bulk loaded there, derived and validated there)."""
     if staging not in STAGINGS:
@@ -368,6 +368,8 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: s
         if progress:
             progress(f"validating against shapes/ ({engine})")
         summary.report = validate_graph(store, engine)
+        if progress:
+            progress(f"validated: {len(summary.report.violations)} results")
         if not summary.report.conforms:
             raise ValidationFailed(
                 "the graph does not conform to the shapes; the last good store was left untouched\n"
