@@ -11,10 +11,12 @@ by line (constant memory, linear time), with:
   sources, editions, components, lineage, timelines and provenance (`hpc:Import`) as the real one, pointing
   at the same curated countries, vendors and parts;
 - `hpc:slug` values suffixed the same way (slugs stay their IRI's last segment);
-- names (rdfs:label, skos:altLabel, string hpc:value) made distinct per copy by a tag derived from the seed
-  and the copy on every word ("El Capitan" -> "Elqk2 Capitanqk2"), so the build's record linking finds the
-  same pairs inside each copy as in the real import and never across copies (a name shared by all copies
-  would stop being distinctive, and partial-name matches would link copy to copy);
+- names (rdfs:label, skos:altLabel, string hpc:value) made distinct per copy by a substitution of the ASCII
+  letters drawn from the seed and the copy ("El Capitan" -> "Qv Rsfjysq"): lengths, words, case and
+  digits stay, so the build's record linking finds the same pairs inside each copy as in the real import
+  (a tag appended to words would lengthen "GPT-4" past linking's five-letter minimum and link more) and
+  never across copies (a name shared by all copies would stop being distinctive, and partial-name matches
+  would link copy to copy);
 - everything else (numbers, dates, tiers, bases, URLs, locators) unchanged, so the shapes hold as they do
   for the real import.
 
@@ -27,10 +29,11 @@ the docs compare with the real import (quads per graph kind, claims per tier, sy
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
+import random
 import re
 import shutil
+import string
 import sys
 import time
 from collections import Counter
@@ -54,8 +57,8 @@ COUNTED_TYPES = {f"<{HPC}System>": "systems", f"<{HPC}ListEdition>": "list editi
 _IRI = re.compile(r"<(https://w3id\.org/hpckg/(?:id|graph)/[^>]*)>")
 # The object of an N-Quads line when it is a literal: "..." with escapes, then @lang or ^^<datatype>.
 _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"(@[A-Za-z0-9-]+|\^\^<[^>]*>)?')
-# A run of letters not right after a backslash (\n, \u00e9 stay escapes) or a word character.
-_WORD = re.compile(r"(?<![\\\w])[^\W\d_]+")
+# An N-Quads string escape (left as it is: \n, \u00e9) or a run of anything else.
+_PIECE = re.compile(r"(\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.))|([^\\]+)")
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
 
 
@@ -71,10 +74,16 @@ def curated_entities(project: Path) -> set[str]:
     return found
 
 
-def copy_tag(seed: int, copy: int) -> str:
-    """The word tag of one copy: two letters from the seed and the copy, then the copy number."""
-    digest = hashlib.sha256(f"{seed}:{copy}".encode()).digest()
-    return "".join(chr(ord("a") + b % 26) for b in digest[:2]) + str(copy)
+def letter_table(seed: int, copy: int) -> dict[int, int]:
+    """The substitution of one copy's names: a permutation of a-z (the same on A-Z) drawn from the seed and
+    the copy, with no letter left in place."""
+    rng = random.Random(f"{seed}:{copy}")
+    letters = string.ascii_lowercase
+    while True:
+        shuffled = "".join(rng.sample(letters, len(letters)))
+        if all(a != b for a, b in zip(letters, shuffled, strict=True)):
+            break
+    return str.maketrans(letters + letters.upper(), shuffled + shuffled.upper())
 
 
 class Renamer:
@@ -83,7 +92,7 @@ class Renamer:
     def __init__(self, curated: set[str], copy: int, seed: int):
         self.curated = curated
         self.suffix = f"-x{copy}"
-        self.tag = copy_tag(seed, copy)
+        self.table = letter_table(seed, copy)
 
     def iri(self, match: re.Match) -> str:
         value = match.group(1)
@@ -92,7 +101,7 @@ class Renamer:
         return match.group(0)
 
     def words(self, text: str) -> str:
-        return _WORD.sub(lambda m: m.group(0) + self.tag, text)
+        return _PIECE.sub(lambda m: m.group(1) or m.group(2).translate(self.table), text)
 
     def line(self, line: str) -> str:
         if line.startswith("#"):

@@ -35,7 +35,7 @@ WHERE {
 
 def digest(folder: Path) -> str:
     hashed = hashlib.sha256()
-    for path in sorted(folder.rglob("*.nq")):
+    for path in template_files(folder):  # the files a build loads (not a shared graph's parts)
         hashed.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     return hashed.hexdigest()
 
