@@ -286,8 +286,8 @@ def step_serve(work: Path, scale: int, requests: int, concurrency: int) -> dict:
 
 
 def systems(project: Path, limit: int) -> list[str]:
-    done = subprocess.run([HPCKG, "query", "-e", "SELECT ?s WHERE { ?s a hpc:System ; hpc:rmax ?r } "
-                           f"ORDER BY DESC(?r) LIMIT {limit}", "--format", "csv", "--store", str(store_dir(project))],
+    query = f"SELECT ?s WHERE {{ ?s a hpc:System OPTIONAL {{ ?s hpc:rmax ?r }} }} ORDER BY DESC(?r) ?s LIMIT {limit}"
+    done = subprocess.run([HPCKG, "query", "-e", query, "--format", "csv", "--store", str(store_dir(project))],
                           cwd=project, capture_output=True, text=True, check=True)
     return done.stdout.split()[1:]
 
