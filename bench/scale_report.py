@@ -260,7 +260,7 @@ def hundred(results: dict) -> list[str]:
             f"- Memory does not: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}×"
             f"{'' if where == 'disk' else ' (this build was in memory; the disk path is the one for 100×)'}; "
             "the in-memory path would need ~1 GB per million quads (361 GB at 100×), which is why `--staging "
-            "auto` leaves it above half the memory available.",
+            "auto` leaves it above a third of the memory available.",
             f"- Time: at the measured {1e6 * seconds_per_triple:.0f} s per million triples, 100× builds in about "
             f"{seconds_per_triple * at100['triples'] / 3600:.1f} h on this shared machine, if every step stays "
             "linear."]

@@ -258,7 +258,8 @@ STAGINGS = ("auto", "memory", "disk")
 BYTES_PER_QUAD_IN_MEMORY = 1000  # a build in memory, measured: 3.3 GB peak for 3.29 M loaded quads (+0.3 M derived)
 NQUADS_BYTES_PER_QUAD = 200  # the import graphs' N-Quads: 711 MB for 3.29 M quads is 216; 200 errs high
 TURTLE_BYTES_PER_TRIPLE = 30  # people's Turtle is denser (prefixes, `;` lists): the curated data is 49
-MEMORY_SHARE = 0.5  # derive in memory only when that needs at most half of the memory available
+MEMORY_SHARE = 1 / 3  # derive in memory only when that needs at most a third of the memory available:
+# the machine is shared (the 3x graph, 10.9 GB estimated, chose memory at one half with 22 GB available)
 
 
 def expected_quads(files: Iterable[Path]) -> int:

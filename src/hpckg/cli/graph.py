@@ -190,7 +190,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--staging", choices=("auto", "memory", "disk"), default="auto",
                    help="where to derive and validate before the new store is switched in: in memory (fast, "
                         "~1 GB per million quads) or in the new on-disk generation itself (any size that fits "
-                        "on disk); auto (default) chooses memory when the estimate is at most half of the "
+                        "on disk); auto (default) chooses memory when the estimate is at most a third of the "
                         "memory available")
     p.add_argument("--no-import", action="store_true",
                    help="do not import the configured sources first; build from the graphs already imported")
