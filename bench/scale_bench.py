@@ -219,27 +219,69 @@ from hpckg.query import canned_queries
 from hpckg.store import Store
 project.use(sys.argv[1])
 store = Store(sys.argv[2], read_only=True)
-figures = {}
+wanted = sys.argv[4:]
 for query in canned_queries():
+    if wanted and query.name not in wanted:
+        continue
     text = query.bind()
     times, rows = [], 0
     for _ in range(int(sys.argv[3])):
         started = time.perf_counter()
         rows = len(list(store.query(text, prefixes=False)))
         times.append(time.perf_counter() - started)
-    figures[query.name] = {'ms': round(1000 * statistics.median(times), 1), 'rows': rows}
-print(json.dumps(figures))
+    print(json.dumps([query.name, {'ms': round(1000 * statistics.median(times), 1), 'rows': rows}]), flush=True)
 """
 
 
-def step_queries(work: Path, scale: int, repeats: int) -> dict:
-    """Each canned query with its default parameters, `repeats` times on the built store; the medians."""
+def pump(stream, into) -> None:
+    """Put each line of a stream into a queue, then None."""
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+def step_queries(work: Path, scale: int, repeats: int, limit: float = 120.0) -> dict:
+    """Each canned query with its default parameters, `repeats` times on the built store; the medians. A
+    query still running after `limit` seconds is stopped and recorded as such (the driver then goes on with
+    the next one), so one query that does not scale cannot hide the others."""
+    import queue
+    import threading
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from hpckg.query import canned_queries
+
     project = project_for(work, scale)
-    _, peak, out, _ = timed([PYTHON, "-c", QUERIES, str(project), str(store_dir(project)), str(repeats)],
-                            cwd=project)
-    figures = json.loads(out.splitlines()[-1])
-    return {"repeats": repeats, "queries": figures, "peak_rss": peak,
-            "sum_ms": round(sum(f["ms"] for f in figures.values()), 1)}
+    names = [q.name for q in canned_queries()]
+    figures: dict = {}
+    while remaining := [n for n in names if n not in figures]:
+        process = subprocess.Popen([PYTHON, "-c", QUERIES, str(project), str(store_dir(project)), str(repeats),
+                                    *remaining], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=pump, args=(process.stdout, lines), daemon=True).start()
+        current = remaining[0]
+        while True:
+            try:
+                line = lines.get(timeout=limit * repeats)
+            except queue.Empty:
+                process.kill()
+                figures[current] = {"ms": None, "rows": None, "stopped_after_s": limit * repeats}
+                break
+            if line is None:
+                for name in remaining:
+                    figures.setdefault(name, {"ms": None, "rows": None, "failed": True})
+                break
+            name, result = json.loads(line)
+            figures[name] = result
+            later = [n for n in remaining if n not in figures]
+            if not later:
+                break
+            current = later[0]
+        process.wait()
+    ordered = {n: figures[n] for n in names}
+    return {"repeats": repeats, "queries": ordered,
+            "sum_ms": round(sum(f["ms"] or 0 for f in ordered.values()), 1),
+            "stopped": [n for n, f in ordered.items() if f["ms"] is None]}
 
 
 def step_serve(work: Path, scale: int, requests: int, concurrency: int) -> dict:
