@@ -240,7 +240,7 @@ def pump(stream, into) -> None:
     into.put(None)
 
 
-def step_queries(work: Path, scale: int, repeats: int, limit: float = 120.0) -> dict:
+def step_queries(work: Path, scale: int, repeats: int, limit: float = 60.0) -> dict:
     """Each canned query with its default parameters, `repeats` times on the built store; the medians. A
     query still running after `limit` seconds is stopped and recorded as such (the driver then goes on with
     the next one), so one query that does not scale cannot hide the others."""
