@@ -338,7 +338,7 @@ def first_system(project: Path) -> str:
     return systems(project, 1)[0]
 
 
-def step_check(work: Path, scale: int, repeats: int = 3) -> dict:
+def step_check(work: Path, scale: int, repeats: int = 1) -> dict:
     project = project_for(work, scale)
     draft = project / "data" / "ttl" / "systems" / "frontier.ttl"
     shutil.copy(ROOT / "tests" / "contributions" / "good" / "frontier.ttl", draft)
