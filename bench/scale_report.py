@@ -124,7 +124,8 @@ def serve_table(results: dict) -> list[str]:
 def served(figures: dict) -> str:
     if "qps" in figures:
         return f"{figures['qps']:.0f}, {figures['p50']:.1f} / {figures['p99']:.1f} ms"
-    return f"refused: {figures['error'].split(': ', 1)[0]} of {figures['requests']} (503 busy: slow-query slots taken)"
+    failed = figures["error"].split(" ", 1)[0]
+    return f"{failed} of {figures['requests']} requests refused (503 busy: the slow-query slots stayed taken)"
 
 
 def chart(results: dict) -> None:
