@@ -123,7 +123,7 @@ def serve_table(results: dict) -> list[str]:
 
 def served(figures: dict) -> str:
     if "qps" in figures:
-        return f"{figures['qps']:.0f}, {figures['p50']:.1f} / {figures['p99']:.1f} ms"
+        return f"{figures['qps']:.3g}, {figures['p50']:.1f} / {figures['p99']:.1f} ms"
     failed = figures["error"].split(" ", 1)[0]
     return f"{failed} of {figures['requests']} requests refused (503 busy: the slow-query slots stayed taken)"
 
@@ -177,7 +177,9 @@ def report(results: dict, write: Path | None) -> str:
             "each step is in the tables, so read the ratios to the anchors of the same run, not the seconds.",
             ""]
     body += comparison(results) + [""] + build_table(results) + [""] + query_table(results) + [""]
-    body += serve_table(results) + [""]
+    body += serve_table(results) + ["", "The system pages (the ten systems with the highest Rmax, each in up to 63 "
+             "editions) were timed right after the aggregate load, whose refused and slow queries may still have "
+             "held the server's workers: the page figure is an upper bound.", ""]
     pyshacl = next((v["pyshacl"] for v in results.values() if "pyshacl" in v), None)
     if pyshacl:
         body += ["### Validation against pySHACL", "",
@@ -218,6 +220,13 @@ def goals(results: dict, pyshacl: dict | None) -> list[str]:
                     parts.append(f"{step} {e:.2f}")
             lines.append(f"- Linear steps ({staging}; growth exponent between the smallest and largest size, "
                          f"1.00 = linear): {', '.join(parts)}.")
+    for step, label in (("generate", "generator"), ("bulk", "bare bulk load")):
+        series = [(r[step]["quads"], r[step]["seconds"], r[step]["load_average"], k)
+                  for k, r in sorted(results.items(), key=lambda item: int(item[0])) if step in r]
+        if len(series) > 1:
+            e = exponent([(q, t) for q, t, _, _ in series])
+            lines.append(f"- Linear {label}: " + ", ".join(f"{k}× {q / 1e6:.1f} M quads in {t} s (load avg {a})"
+                                                          for q, t, a, k in series) + f"; exponent {e:.2f}.")
     if pyshacl:
         speed = pyshacl["pyshacl_seconds"] / pyshacl["fast_seconds"]
         lines.append(f"- Validation ≥ 100× faster than pySHACL with identical results: "
@@ -279,6 +288,12 @@ def not_measured(results: dict) -> list[str]:
     sizes = sorted(int(k) for k in results)
     built = sorted({s for s, _, _ in builds(results)})
     lines = ["### Not measured in this run", ""]
+    for s in sizes:
+        unfinished = results[str(s)].get("unfinished", {})
+        for running in unfinished.get("runs", []):
+            lines.append(f"- {s}×: {running['what']} had not finished when this section was written "
+                         f"({unfinished['measured']} UTC): {running['elapsed']} wall, {running['cpu']} of CPU, "
+                         f"RSS {mb(running['rss'])} at that moment{running.get('more', '')}.")
     if 10 not in built:
         lines.append(f"- 10× and larger: sizes measured {', '.join(f'{s}×' for s in built)}. On this shared machine "
                      "(load average 5–11 from other jobs) a 10× on-disk build was not started: see the per-triple "
