@@ -217,7 +217,7 @@ def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress 
 
 def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
           validate: bool = True, engine: str = "fast", progress: Progress | None = None,
-          wait: bool = True, waiting: Progress | None = None) -> BuildSummary:
+          wait: bool = True, waiting: Progress | None = None, staging: str = "auto") -> BuildSummary:
     """Build into a fresh store and swap it in only when it validates.
 
     On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
@@ -227,6 +227,8 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
 
     engine "fast" runs the shapes as SPARQL on Oxigraph (hpckg.validate.sparql_engine); "pyshacl" runs the reference
     validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
+
+    staging "auto", "memory" or "disk": where an on-disk build derives and validates (choose_staging).
 
     store_path None builds in memory; an http(s) URL publishes to a SPARQL server once the build passed
     locally: staging graphs first, then one switch (hpckg.remotebuild).
@@ -248,48 +250,112 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     with layout.build_lock(target, wait=wait, waiting=waiting):
         layout.pause_point("after-lock")
-        return _build_generation(target, extra=extra, validate=validate, engine=engine, progress=progress)
+        return _build_generation(target, extra=extra, validate=validate, engine=engine, progress=progress,
+                                 staging=staging)
+
+
+STAGINGS = ("auto", "memory", "disk")
+BYTES_PER_QUAD_IN_MEMORY = 1000  # a build in memory, measured: 3.3 GB peak for 3.29 M loaded quads (+0.3 M derived)
+NQUADS_BYTES_PER_QUAD = 200  # the import graphs' N-Quads: 711 MB for 3.29 M quads is 216; 200 errs high
+TURTLE_BYTES_PER_TRIPLE = 30  # people's Turtle is denser (prefixes, `;` lists): the curated data is 49
+MEMORY_SHARE = 1 / 3  # derive in memory only when that needs at most a third of the memory available:
+# the machine is shared (the 3x graph, 10.9 GB estimated, chose memory at one half with 22 GB available)
+
+
+def expected_quads(files: Iterable[Path]) -> int:
+    """How many quads loading `files` gives, from their sizes (an over-estimate, so the choice errs to disk)."""
+    total = 0
+    for path in files:
+        try:
+            size = Path(path).stat().st_size
+        except OSError:
+            continue
+        total += size // (NQUADS_BYTES_PER_QUAD if Path(path).suffix in (".nq", ".nt") else TURTLE_BYTES_PER_TRIPLE)
+    return total
+
+
+def available_memory() -> int:
+    """Bytes this process may still use: MemAvailable of /proc/meminfo, or the cgroup's limit less its use
+    when that is lower (a container's limit is what the kernel enforces)."""
+    found = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        if limit.isdigit() and used.isdigit():
+            found.append(int(limit) - int(used))
+    except OSError:
+        pass
+    return min(found) if found else 0
+
+
+def choose_staging(files: Iterable[Path], staging: str = "auto") -> str:
+    """"memory" or "disk": where a build derives and validates. Memory is ~7x faster for the rules' and
+    shapes' whole-graph queries but needs ~1 GB per million quads; "auto" takes it only when the estimate
+    for `files` is at most MEMORY_SHARE of the memory available now, else it works in the on-disk
+    generation itself (bulk loaded there, derived and validated there)."""
+    if staging not in STAGINGS:
+        raise InputError(f"unknown staging {staging!r}; choose one of {', '.join(STAGINGS)}")
+    if staging != "auto":
+        return staging
+    needed = expected_quads(files) * BYTES_PER_QUAD_IN_MEMORY
+    return "memory" if needed <= MEMORY_SHARE * available_memory() else "disk"
 
 
 def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
-                      progress: Progress | None) -> BuildSummary:
+                      progress: Progress | None, staging: str = "auto") -> BuildSummary:
     """With the build lock held: write a new generation beside the current one, validate it, then point the
     store at it in one atomic rename and remove all but the previous generation. A kill at any point leaves
-    the store pointing at a complete generation; what it left half-done is cleaned up by the next build."""
+    the store pointing at a complete generation; what it left half-done is cleaned up by the next build.
+
+    staging (choose_staging) says where the graph is derived and validated: "memory" in an in-memory store
+    copied into the generation once it is known to be good (fastest while the graph fits in memory); "disk"
+    in the new generation itself, which is never pointed at unless it validates (a graph of any size that
+    fits on disk). Both give the same graph and the same report (tests/test_build_on_disk.py)."""
     from hpckg import store as layout
 
+    extra = [Path(p) for p in extra]
+    where = choose_staging(source_files(extra), staging)
     try:
         layout.discard_partial_generations(target)
         layout.migrate_old_layout(target)
         layout.refuse_foreign_folder(target)
-        staging = layout.new_generation(target)
-        store = Store(staging)
+        staging_dir = layout.new_generation(target)
+        store = Store(staging_dir)
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     try:
-        # Derive and validate in memory, then write the generation in one bulk load: Oxigraph answers the
-        # rules' and shapes' whole-graph queries about 7x faster from memory than from RocksDB on disk
-        # (docs/benchmarks.md), and the disk store is only written once it is known to be good.
-        memory = Store(None)
-        summary = populate(memory, extra=extra, progress=progress)
+        if progress:
+            place = "in memory" if where == "memory" else f"on disk, in {staging_dir}"
+            progress(f"deriving and validating {place}")
+        # In memory: Oxigraph answers the rules' and shapes' whole-graph queries about 7x faster from memory
+        # than from RocksDB on disk (docs/benchmarks.md), and the disk store is written once, in one bulk load.
+        work = Store(None) if where == "memory" else store
+        summary = populate(work, extra=extra, progress=progress)
         summary.location = str(target)
         layout.pause_point("after-load")
-        _validated(memory, summary, validate, engine, progress)
+        _validated(work, summary, validate, engine, progress)
         layout.pause_point("after-validate")
-        if progress:
-            progress(f"writing {summary.triples:,} quads to {staging}")
-        store.copy_from(memory)
-        del memory
+        if work is not store:
+            if progress:
+                progress(f"writing {summary.triples:,} quads to {staging_dir}")
+            store.copy_from(work)
+        del work
         store.close()
     except BaseException:
         store.close()
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging_dir, ignore_errors=True)
         raise
     try:
         previous = layout.current_generation(target)
     except StoreError:
         previous = None
-    generation = layout.finish_generation(staging)
+    generation = layout.finish_generation(staging_dir)
     layout.pause_point("after-close")
     replace_directory(generation, target)
     layout.pause_point("after-switch")
@@ -303,6 +369,8 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: s
         if progress:
             progress(f"validating against shapes/ ({engine})")
         summary.report = validate_graph(store, engine)
+        if progress:
+            progress(f"validated: {len(summary.report.violations)} results")
         if not summary.report.conforms:
             raise ValidationFailed(
                 "the graph does not conform to the shapes; the last good store was left untouched\n"

@@ -75,6 +75,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
     summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
                     engine=args.engine, progress=_progress(args.quiet), wait=not args.no_wait,
+                    staging=args.staging,
                     waiting=lambda message: print(f"hpckg build: {message}", file=sys.stderr, flush=True))
     print(summary.to_text())
     return 0
@@ -186,6 +187,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                      help="where to build (default the project's .hpckg/store); an http(s) URL rebuilds a "
                           "SPARQL server's dataset through the Graph Store Protocol")
     p.add_argument("--no-validate", action="store_true", help="skip SHACL validation (not recommended)")
+    p.add_argument("--staging", choices=("auto", "memory", "disk"), default="auto",
+                   help="where to derive and validate before the new store is switched in: in memory (fast, "
+                        "~1 GB per million quads) or in the new on-disk generation itself (any size that fits "
+                        "on disk); auto (default) chooses memory when the estimate is at most a third of the "
+                        "memory available")
     p.add_argument("--no-import", action="store_true",
                    help="do not import the configured sources first; build from the graphs already imported")
     p.add_argument("--strict-sources", action="store_true",

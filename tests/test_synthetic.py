@@ -1,0 +1,102 @@
+"""bench/synthetic.py, the generator of the scale benchmarks (issue 15), at a small scale: a real import (one
+TOP500 edition and Epoch AI's clusters, imported by `hpckg import` into a project copy) is the template; the
+synthetic graph at 3× must conform to the shapes, count three times the template's systems, claims per
+tier, components and record links, and come out byte for byte the same on every run."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SHARED, copy_project, query_rows, run_hpckg, text
+
+sys.path.insert(0, str(ROOT / "bench"))
+from synthetic import generate, template_files  # noqa: E402
+
+TOP500 = SHARED / "data" / "top500" / "TOP500_202506.xlsx"
+CLUSTERS = SHARED / "data" / "epoch-ai" / "gpu_clusters.csv"
+COUNTS = """SELECT
+  (SUM(IF(?kind = "system", 1, 0)) AS ?systems) (SUM(IF(?kind = "component", 1, 0)) AS ?components)
+  (SUM(IF(?kind = "reported", 1, 0)) AS ?reported) (SUM(IF(?kind = "lead", 1, 0)) AS ?lead)
+  (SUM(IF(?kind = "link", 1, 0)) AS ?links)
+WHERE {
+  { ?x a hpc:System BIND("system" AS ?kind) } UNION { ?x a hpc:Component BIND("component" AS ?kind) }
+  UNION { GRAPH ?g { ?x a hpc:Claim ; hpc:tier tier:reported } FILTER(STRSTARTS(STR(?g), "https://w3id.org/hpckg/graph/import/"))
+          BIND("reported" AS ?kind) }
+  UNION { GRAPH ?g { ?x a hpc:Claim ; hpc:tier tier:lead } FILTER(STRSTARTS(STR(?g), "https://w3id.org/hpckg/graph/import/"))
+          BIND("lead" AS ?kind) }
+  UNION { ?x hpc:property hpc:sameMachineAs BIND("link" AS ?kind) }
+}"""
+
+
+def digest(folder: Path) -> str:
+    hashed = hashlib.sha256()
+    for path in template_files(folder):  # the files a build loads (not a shared graph's parts)
+        hashed.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return hashed.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """A project with a real import: one TOP500 edition and Epoch's GPU clusters."""
+    if not TOP500.exists() or not CLUSTERS.exists():
+        pytest.fail(f"the shared data ({TOP500}, {CLUSTERS}) is this suite's input; it is missing")
+    project = copy_project(tmp_path_factory.mktemp("template"))
+    for importer, source in (("top500", TOP500), ("epoch-clusters", CLUSTERS)):
+        completed = run_hpckg("import", importer, str(source), cwd=project)
+        assert completed.returncode == 0, "\n".join(text(completed))
+    return project
+
+
+def counts(project: Path) -> dict[str, int]:
+    [row] = query_rows(project, "-e", COUNTS)
+    return {key: int(value) for key, value in row.items()}
+
+
+def synthetic_project(template: Path, folder: Path, scale: int) -> Path:
+    project = copy_project(folder)
+    generate(template / ".hpckg" / "graphs" / "import", project / ".hpckg" / "graphs" / "import", scale,
+             project=project, log=lambda _: None)
+    return project
+
+
+def test_one_copy_is_the_template_itself(template, tmp_path):
+    imported = template / ".hpckg" / "graphs" / "import"
+    project = synthetic_project(template, tmp_path / "p1", 1)
+    assert digest(project / ".hpckg" / "graphs" / "import") == digest(imported)
+    assert len(template_files(imported)) >= 3  # the edition, TOP500's shared graph, Epoch's clusters
+
+
+def test_three_copies_conform_and_count_three_times_the_template(template, tmp_path):
+    curated = copy_project(tmp_path / "curated")
+    one = synthetic_project(template, tmp_path / "p1", 1)
+    three = synthetic_project(template, tmp_path / "p3", 3)
+    for project in (curated, one, three):
+        completed = run_hpckg("build", "--no-import", "--quiet", "--staging", "disk", cwd=project, timeout=1200)
+        out, err = text(completed)
+        assert completed.returncode == 0, out + err
+        assert "violations: 0" in out, out
+    base, single, triple = counts(curated), counts(one), counts(three)
+    imported = {key: single[key] - base[key] for key in single}
+    assert imported["systems"] > 500 and imported["reported"] > 1000 and imported["lead"] > 100
+    for key in single:
+        assert triple[key] - base[key] == 3 * imported[key], (key, base, single, triple)
+
+
+def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_names(template, tmp_path):
+    imported = template / ".hpckg" / "graphs" / "import"
+    first, second, other = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for folder, seed in ((first, 15), (second, 15), (other, 16)):
+        generate(imported, folder / "import", 2, project=ROOT, seed=seed, log=lambda _: None)
+    assert digest(first) == digest(second)
+    assert digest(first) != digest(other)
+    # Copy 2 renames what the import minted and keeps what the curated data defines.
+    copy = next(p for p in (first / "import").rglob("*-x2.nq"))
+    written = copy.read_text(encoding="utf-8")
+    assert "https://w3id.org/hpckg/id/system/" in written and "-x2>" in written
+    assert "<https://w3id.org/hpckg/id/country/US>" in written or "/id/country/" in written
+    shutil.rmtree(tmp_path)
