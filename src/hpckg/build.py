@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import datafiles, formats, linking, machinegraphs, paths, project
+from hpckg import datafiles, formats, linking, machinegraphs, paths, project, systemnames
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
@@ -329,6 +331,7 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
         store = Store(staging_dir)
     except (OSError, StoreError) as error:
         raise StoreError(f"cannot write the store at {target}: {error}") from None
+    names_file: Path | None = None
     try:
         if progress:
             place = "in memory" if where == "memory" else f"on disk, in {staging_dir}"
@@ -341,6 +344,9 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
         layout.pause_point("after-load")
         _validated(work, summary, validate, engine, progress)
         layout.pause_point("after-validate")
+        # The index of system names a contribution's check compares new systems with, made here from the
+        # validated graph (seconds of scanning otherwise paid by the first check after each build).
+        names_file = _write_system_names(work, target)
         if work is not store:
             if progress:
                 progress(f"writing {summary.triples:,} quads to {staging_dir}")
@@ -350,6 +356,8 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     except BaseException:
         store.close()
         shutil.rmtree(staging_dir, ignore_errors=True)
+        if names_file is not None:
+            names_file.unlink(missing_ok=True)
         raise
     try:
         previous = layout.current_generation(target)
@@ -360,7 +368,21 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     replace_directory(generation, target)
     layout.pause_point("after-switch")
     layout.prune_generations(target, keep=(generation, previous))
+    if names_file is not None:
+        systemnames.keep_for_generation(names_file, generation)
     return summary
+
+
+def _write_system_names(graph: AnyStore, target: Path) -> Path | None:
+    """SystemNames of the built graph written beside the store (None when it cannot be: checks then build
+    it themselves)."""
+    written = target.parent / f".{target.name}.system-names.{os.getpid()}.sqlite"
+    try:
+        systemnames.SystemNames.build(graph, written).db.close()
+    except (OSError, sqlite3.Error):
+        written.unlink(missing_ok=True)
+        return None
+    return written
 
 
 def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: str,

@@ -21,21 +21,15 @@ follows the size of the draft's neighbourhood, not the size of the store.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
-import re
-import sqlite3
-import threading
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 import pyoxigraph as ox
 
 from hpckg.errors import InputError
-from hpckg.names import name_keys, strip_qualifier
 from hpckg.namespaces import DERIVED_GRAPH, ID, hpc
 from hpckg.store import AnyStore, Store
-from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
+from hpckg.systemnames import SystemNames, cached_system_names
+from hpckg.terms import RDF_TYPE
 
 HOPS = 4  # steps from the draft's nodes along the triples pulled in
 BATCH = 300  # IRIs per VALUES block
@@ -137,92 +131,6 @@ class Neighbourhood:
                                f"{len(seen):,} entities); review it with `hpckg check` in a checkout instead")
             frontier = following
         return quads
-
-
-_SYSTEM_TYPES = f"SELECT ?s ?g WHERE {{ GRAPH ?g {{ ?s <{RDF_TYPE}> <{hpc('System')}> }} }}"
-_NAMES = (f"SELECT ?s ?name WHERE {{ ?s <{RDF_TYPE}> <{hpc('System')}> . "
-          f"?s <{RDFS_LABEL}>|<{SKOS_ALT_LABEL}>|<{hpc('slug')}> ?name }}")
-_ASCII_JUNK = re.compile(r"[^a-z0-9]")
-
-
-def _keys(name: str) -> set[str]:
-    """names.name_keys, without its Unicode work for plain ASCII names (most of a big store's): for those,
-    the skeleton and the accent folding change nothing, so the key is the lowercased letters and digits."""
-    if not name.isascii():
-        return name_keys(name)
-    keys = {_ASCII_JUNK.sub("", name.lower()), _ASCII_JUNK.sub("", strip_qualifier(name).lower())}
-    keys.discard("")
-    return keys or name_keys(name)
-
-
-class SystemNames:
-    """The systems of one store generation by the keys of their names (labels, alternative labels, slugs):
-    what a new system's name is compared with. Built with one scan of the store's systems, then answered
-    by index look-ups (SQLite), so it is built once per store generation: `hpckg check` keeps it in the
-    project's cache folder (cached), `hpckg serve` in memory."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-        self._lock = threading.Lock()
-
-    @classmethod
-    def build(cls, store: AnyStore, path: Path | None = None) -> SystemNames:
-        """Scan the store into a new index, in memory or written to `path` (atomically: a temporary file
-        renamed over it)."""
-        reading = store.reading() if isinstance(store, Store) else contextlib.nullcontext()
-        with reading:
-            typed = [(row["s"].value, row["g"].value) for row in store.query(_SYSTEM_TYPES, union=False,
-                                                                               prefixes=False)]
-            named = [(row["s"].value, row["name"].value) for row in store.query(_NAMES, prefixes=False)
-                     if isinstance(row["name"], ox.Literal)]
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.partial") if path is not None else None
-        db = sqlite3.connect(str(temporary) if temporary else ":memory:", check_same_thread=False)
-        db.execute("CREATE TABLE typed (iri TEXT, graph TEXT)")
-        db.execute("CREATE TABLE names (key TEXT, iri TEXT)")
-        db.executemany("INSERT INTO typed VALUES (?, ?)", typed)
-        db.executemany("INSERT INTO names VALUES (?, ?)",
-                       {(key, iri) for iri, name in named for key in _keys(name)})
-        db.execute("CREATE INDEX names_key ON names (key)")
-        db.execute("CREATE INDEX typed_iri ON typed (iri)")
-        db.commit()
-        if temporary is not None and path is not None:
-            db.close()
-            os.replace(temporary, path)
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        return cls(db)
-
-    def matches(self, names: Iterable[str], skip_graphs: Iterable[str] = ()) -> set[str]:
-        """The systems typed in a graph outside skip_graphs with a name sharing a key with one of `names`."""
-        keys = sorted(set().union(*(name_keys(n) for n in names)))
-        if not keys:
-            return set()
-        skip = sorted(set(skip_graphs) | {DERIVED_GRAPH})
-        query = (f"SELECT DISTINCT n.iri FROM names n JOIN typed t ON t.iri = n.iri WHERE n.key IN "
-                 f"({', '.join('?' * len(keys))}) AND t.graph NOT IN ({', '.join('?' * len(skip))})")
-        with self._lock:
-            return {row[0] for row in self.db.execute(query, [*keys, *skip])}
-
-
-def cached_system_names(store: AnyStore, folder: Path) -> SystemNames:
-    """The SystemNames of the store's current generation, from `folder` when an earlier check built it
-    there, else built now and kept there (in memory only when the folder cannot be written)."""
-    if isinstance(store, Store):
-        identity = f"{Path(store.generation or '').resolve()}"
-    else:
-        identity = f"{store.location}#{store.generation()}"
-    path = folder / (hashlib.sha256(identity.encode("utf-8")).hexdigest()[:24] + ".sqlite")
-    if path.is_file():
-        try:
-            return SystemNames(sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
-        except sqlite3.Error:
-            pass
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("*.sqlite"):  # indexes of generations since replaced
-            old.unlink(missing_ok=True)
-        return SystemNames.build(store, path)
-    except OSError:
-        return SystemNames.build(store)
 
 
 def typed_in(store: AnyStore, namespace: str, cls: str) -> set[str]:
