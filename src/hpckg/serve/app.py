@@ -51,7 +51,6 @@ from starlette.types import Receive, Scope, Send
 from hpckg.errors import HpckgError, InputError, StoreError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
-from hpckg.page.render import content_security_policy
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
@@ -62,6 +61,14 @@ from hpckg.serve.entities import describe, summary
 from hpckg.serve.precompute import Prepared
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
 from hpckg.serve.remote import FOLLOW_SECONDS, is_url
+from hpckg.serve.responses import (
+    EXPOSED,
+    INTERNAL,
+    HttpError,
+    html_response,
+    redirect,
+    respond,
+)
 from hpckg.serve.sparql import (
     MAX_NESTING,
     QueryRequest,
@@ -76,7 +83,7 @@ from hpckg.serve.sparql import (
     serialize_triples,
     wants_html,
 )
-from hpckg.serve.views import Html, Views, json_dumps
+from hpckg.serve.views import Views, json_dumps
 from hpckg.serve.void import service_description
 from hpckg.serve.workers import (
     Answer,
@@ -94,7 +101,6 @@ from hpckg.store import RemoteStore, Store, current_generation
 
 logger = logging.getLogger(__name__)
 
-INTERNAL = "internal error; the server's log has the details"  # no exception text goes to clients
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
@@ -115,21 +121,6 @@ MAX_BODY = 1 << 20  # 1 MiB of query text is plenty
 THREADS = 64
 READ_METHODS = ("GET", "HEAD")
 SPARQL_METHODS = ("GET", "HEAD", "POST")
-EXPOSED = "Link, Retry-After, Location"
-COMMON_HEADERS = {"Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED, "Vary": "Accept"}
-CONTENT_SECURITY_POLICY = content_security_policy()
-TEXTUAL = ("text/", "application/json", "application/sparql-results+json", "application/ld+json")
-
-
-class HttpError(Exception):
-    """An error answered to the client: status, a short code and a message saying what to do."""
-
-    def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None,
-                 extra: dict | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-        self.headers = headers or {}
-        self.extra = extra or {}
 
 
 @dataclass
@@ -562,22 +553,7 @@ def position(message: str) -> dict:
 
 # ---- responses ------------------------------------------------------------------------------------------
 
-def respond(status: int, body: bytes, media_type: str, headers: dict[str, str] | None = None) -> Response:
-    """A response with this server's common headers (CORS for clients that send no Origin, Vary)."""
-    if media_type.startswith(TEXTUAL) and "charset" not in media_type:
-        media_type += "; charset=utf-8"
-    return Response(body, status, {**COMMON_HEADERS, **headers} if headers else COMMON_HEADERS, media_type)
 
-
-def html_response(page: Html, status: int = 200) -> Response:
-    headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff"}
-    if page.alternates:
-        headers["Link"] = page.link_header()
-    return respond(status, page.render().encode("utf-8"), "text/html", headers)
-
-
-def redirect(location: str, status: int = 303) -> Response:
-    return respond(status, b"", "text/plain", {"Location": location})
 
 
 def error_response(views: Views, error: HttpError, accept: str) -> Response:

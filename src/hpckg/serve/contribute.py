@@ -33,6 +33,7 @@ from hpckg.contribute.scaffold import draft_system
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.references import kind_of
+from hpckg.serve.responses import INTERNAL, HttpError, html_response
 from hpckg.serve.views import Html, Views
 
 logger = logging.getLogger(__name__)
@@ -176,13 +177,9 @@ class ContributePage:
             "kinds": KINDS})
 
     async def get(self, request: Request) -> Response:
-        from hpckg.serve.app import html_response
-
         return html_response(self.page())
 
     async def post(self, request: Request) -> Response:
-        from hpckg.serve.app import INTERNAL, HttpError, html_response
-
         try:
             self._same_site(request)
             form = await self._form(request)
