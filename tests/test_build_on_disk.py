@@ -5,7 +5,6 @@ leaves the previous generation in place. Every build here is the real `hpckg bui
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -123,6 +122,9 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
     )
     from hpckg.store import Store
 
+    # The test session's project (conftest: the checkout without its configured sources) is put back
+    # exactly as it was: choosing it again from the working directory would bring the sources back.
+    previous = projects._current
     projects.use(project)
     try:
         files = source_files()
@@ -138,4 +140,4 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
         assert choose_staging(files) == expected
         assert choose_staging(files, "disk") == "disk"
     finally:
-        projects.use(os.getcwd())
+        projects._current = previous
