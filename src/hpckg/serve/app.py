@@ -200,6 +200,8 @@ class Service:
         self.remote = is_url(settings.store_path)  # a SPARQL server's query URL (hpckg.serve.remote)
         self.generation_path = settings.store_path if self.remote else current_generation(settings.store_path)
         self.store = self._open(self.generation_path)
+        # A RemoteStore reads the server's generation live on every call: the one being served is kept here.
+        self.served_generation = self.store.generation() if self.remote else 0
         self._followed_at = time.monotonic()
         self._switch_lock = threading.Lock()
         try:
@@ -311,15 +313,17 @@ class Service:
             return
         self._followed_at = time.monotonic()
         fresh = RemoteStore(self.settings.store_path)
-        if fresh.generation() == self.store.generation():
+        latest = fresh.generation()
+        if latest == self.served_generation:
             return
         with self._switch_lock:
             views = Views(fresh, self.settings.base_iri)
             old = self.prepared
             self.store, self.views, self.prepared = fresh, views, self._prepare(views)
+            self.served_generation = latest
             old.closed = True
             self.pool.switch(self.settings.store_path)
-            logger.info("switched to generation %d of %s (a new build)", fresh.generation(), fresh.location)
+            logger.info("switched to generation %d of %s (a new build)", latest, fresh.location)
 
     def refresh(self) -> None:
         """Between requests: when a build has switched the store path to a newer generation, open it and
