@@ -403,7 +403,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
     local = Store(generation(project), read_only=True)
     quads = local.triple_count()
     embedded = read_results(work).get(str(scale), {}).get("queries", {}).get("queries", {})
-    server = start_virtuoso(folder)
+    server = start_virtuoso(folder, buffers=680_000)  # 5.3 GB of cache: Virtuoso's guide for 8 GB to spare
     try:
         writer = RemoteStore(server.sparql, credentials=(server.user, server.password), timeout=3600)
         started = time.perf_counter()

@@ -33,8 +33,9 @@ TransactionFile = {folder}/virtuoso-temp.trx
 [Parameters]
 ServerPort = 127.0.0.1:{sql_port}
 DisableUnixSocket = 1
-NumberOfBuffers = 20000
-MaxDirtyBuffers = 15000
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {dirty_buffers}
+TransactionAfterImageLimit = {after_image_limit}
 DirsAllowed = {folder}
 [HTTPServer]
 ServerPort = 127.0.0.1:{http_port}
@@ -82,12 +83,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_virtuoso(folder: Path, timeout: float = 120) -> Virtuoso:
-    """Start virtuoso-t on free loopback ports, wait until /sparql answers, and give dba a fresh password."""
+def start_virtuoso(folder: Path, timeout: float = 120, *, buffers: int = 20000,
+                   after_image_limit: int = 2_000_000_000) -> Virtuoso:
+    """Start virtuoso-t on free loopback ports, wait until /sparql answers, and give dba a fresh password.
+    `buffers` are 8 KiB pages of cache (Virtuoso's guide: about two thirds of the memory to spare); the
+    after-image limit is the largest change one transaction may log (the default 50 MB refuses to MOVE a graph
+    of the full import's size, docs/external-stores.md)."""
     binary = require_virtuoso()
     sql_port, http_port = free_port(), free_port()
     ini = folder / "virtuoso.ini"
-    ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port), encoding="utf-8")
+    ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port, buffers=buffers,
+                              dirty_buffers=buffers * 3 // 4, after_image_limit=after_image_limit),
+                   encoding="utf-8")
     log = (folder / "stdout.log").open("wb")
     process = subprocess.Popen([binary, "+configfile", str(ini), "+foreground"], cwd=folder, stdout=log,
                                stderr=subprocess.STDOUT)

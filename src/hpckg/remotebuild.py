@@ -5,9 +5,9 @@
 2. Each named graph is loaded over the Graph Store Protocol into its staging graph,
    <https://w3id.org/hpckg/graph/staging/<generation>/<graph, percent-encoded>>, and the server's count of
    each staging graph is checked against the local one.
-3. One SPARQL Update request switches: MOVE each staging graph onto its graph, DROP the graphs the previous
-   build had and this one has not, and rewrite the catalogue graph (sd:namedGraph of each graph, the new
-   generation).
+3. One SPARQL Update request switches: MOVE each staging graph onto its graph (the largest first), DROP the
+   graphs the previous build had and this one has not, and rewrite the catalogue graph (sd:namedGraph of each
+   graph, the new generation).
 
 Readers (RemoteStore) query the union of the graphs the catalogue lists, so staging graphs are never part of
 an answer; a build killed before step 3 leaves the previous graphs and catalogue as they were. What a reader
@@ -52,14 +52,20 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
             progress(f"loaded {index}/{len(graphs)} graphs into staging graphs on {remote.location}")
     check_staged(remote, expected)
     pause_point("remote-before-switch")
-    operations = [f"MOVE SILENT <{staged[graph]}> TO <{graph}>" for graph in graphs]
+    # Largest first: a server that caps one transaction's size (Virtuoso's TransactionAfterImageLimit) and
+    # runs each operation as its own transaction then refuses the first MOVE, before any graph has changed.
+    largest_first = sorted(graphs, key=lambda graph: -expected[staged[graph]])
+    operations = [f"MOVE SILENT <{staged[graph]}> TO <{graph}>" for graph in largest_first]
     operations += [f"DROP SILENT GRAPH <{graph}>" for graph in previous if graph not in staged]
     operations.append(f"DROP SILENT GRAPH <{CATALOGUE_GRAPH}>")
     listed = " ".join(f"<{CATALOGUE_GRAPH}> <{SD_NAMED_GRAPH}> <{graph}> ." for graph in graphs)
     operations.append(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ {listed} "
                       f"<{CATALOGUE_GRAPH}> <{GENERATION}> {generation} . }} }}")
     started = time.perf_counter()
-    remote.update(" ;\n".join(operations))
+    try:
+        remote.update(" ;\n".join(operations))
+    except StoreError as error:
+        raise StoreError(switch_refused(error, remote.location, expected[staged[largest_first[0]]])) from None
     if progress:
         progress(f"switched {remote.location} to generation {generation} ({len(graphs)} graphs, "
                  f"{time.perf_counter() - started:.2f} s)")
@@ -87,3 +93,20 @@ def discard_staging(remote: RemoteStore) -> None:
     if left:
         forget = f"DELETE WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{STAGED}> ?s }} }}"
         remote.update(" ;\n".join([f"DROP SILENT GRAPH <{g}>" for g in left] + [forget]))
+
+
+# Virtuoso's error when one transaction's roll-forward log outgrows [Parameters] TransactionAfterImageLimit
+TRANSACTION_TOO_LARGE = "SR325"
+
+
+def switch_refused(error: StoreError, location: str, largest: int) -> str:
+    """What to tell the person whose build the server refused to switch to."""
+    said = str(error)
+    if TRANSACTION_TOO_LARGE not in said:
+        return f"{said}\nthe switch to the new build failed; the next build drops its staging graphs and switches again"
+    return (f"{location} refused to move a graph in one transaction: its log of the change outgrew Virtuoso's "
+            f"TransactionAfterImageLimit (50,000,000 bytes unless virtuoso.ini says otherwise; the largest graph "
+            f"of this build holds {largest:,} triples). Graphs are moved largest first, so when that one is "
+            f"refused the live graphs are still the previous build's. Raise [Parameters] "
+            f"TransactionAfterImageLimit in virtuoso.ini (docs/external-stores.md gives the size per triple), "
+            f"restart Virtuoso and build again.\n{said}")
