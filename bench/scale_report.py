@@ -4,6 +4,7 @@ bench/scale_bench.py wrote to its results.json. Every figure is stated beside it
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from sections import replace_section  # bench/sections.py, beside this script
@@ -146,13 +147,20 @@ def virtuoso_table(results: dict) -> list[str]:
                   "|---|---:|---:|---:|---|"]
         for name, f in v["queries"].items():
             e = embedded.get(name, {}).get("ms")
+            shown = f"{e:,}" if e is not None else "stopped"
             if f.get("ms") is None:
-                lines.append(f"| `{name}` | {e or '—'} | {f.get('error', 'failed')} | — | — |")
+                lines.append(f"| `{name}` | {shown} | {server_error(f.get('error', 'failed'))} | — | — |")
                 continue
             ratio = f"{f['ms'] / e:.2f}×" if e else "—"
             answer = {True: "yes", False: "NO", None: "—"}[f.get("same_as_embedded")]
-            lines.append(f"| `{name}` | {e if e is not None else '—'} | {f['ms']:,} | {ratio} | {answer} |")
+            lines.append(f"| `{name}` | {shown} | {f['ms']:,} | {ratio} | {answer} |")
     return lines
+
+
+def server_error(said: str) -> str:
+    """The server's own error code and words, short enough for a table cell."""
+    found = re.search(r"(S[A-Z0-9]{4}|SR\d+|MTXNA)\b.*?(?=\\n|$)", said)
+    return (found.group(0) if found else said)[:80].replace("|", "/")
 
 
 def check_table(results: dict) -> list[str]:
