@@ -108,5 +108,5 @@ def switch_refused(error: StoreError, location: str, largest: int) -> str:
             f"TransactionAfterImageLimit (50,000,000 bytes unless virtuoso.ini says otherwise; the largest graph "
             f"of this build holds {largest:,} triples). Graphs are moved largest first, so when that one is "
             f"refused the live graphs are still the previous build's. Raise [Parameters] "
-            f"TransactionAfterImageLimit in virtuoso.ini (docs/external-stores.md gives the size per triple), "
-            f"restart Virtuoso and build again.\n{said}")
+            f"TransactionAfterImageLimit in virtuoso.ini (2,000,000,000 moves the full import; "
+            f"docs/external-stores.md), restart Virtuoso and build again.\n{said}")
