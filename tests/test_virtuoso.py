@@ -266,3 +266,24 @@ def test_names_with_two_labels_answer_the_same_on_virtuoso(built, seed, tmp_path
         assert names["https://w3id.org/hpckg/id/part/nvidia-a100-sxm4-80gb"] == "NVIDIA A100 SXM4 80 GB"
     finally:
         hpckg("build", "--store", built.sparql, env=built.env(), cwd=seed)  # the seed graph again
+
+
+def test_a_switch_the_server_refuses_names_the_setting_and_publishes_nothing(embedded, seed, tmp_path):
+    # Virtuoso logs each MOVE of the switch as one transaction and refuses one whose log outgrows
+    # TransactionAfterImageLimit (SR325): the full import's largest graph does not fit the default 50 MB. A
+    # limit of about 180 bytes per triple of the largest graph lets each graph load (measured: under 145 B a
+    # triple) and refuses its MOVE (over 218 B a triple), as the default does at the full import's size.
+    largest = max(len(list(embedded.quads(graph=graph))) for graph in embedded.named_graphs())
+    (tmp_path / "virtuoso").mkdir()
+    server = start_virtuoso(tmp_path / "virtuoso", after_image_limit=180 * largest)
+    try:
+        completed = hpckg("build", "--store", server.sparql, env=server.env(), cwd=seed)
+        assert completed.returncode == 2, completed.stderr
+        said = completed.stderr
+        assert "refused to move a graph in one transaction" in said and "TransactionAfterImageLimit" in said
+        assert f"the largest graph of this build holds {largest:,} triples" in said
+        assert "Traceback" not in said
+        after = reader(server)
+        assert after.generation() == 0 and after.live_graphs() is None  # nothing switched: no build is live
+    finally:
+        stop_virtuoso(server)
