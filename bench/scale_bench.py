@@ -214,9 +214,9 @@ def step_build(work: Path, scale: int, staging: str) -> dict:
 
 
 QUERIES = """
-import hashlib, json, statistics, sys, time
+import json, statistics, sys, time
 sys.path.insert(0, sys.argv[4])  # tests/: answers.py, the comparison by value the engine tests use
-from answers import answer, concatenations
+from answers import answer, concatenations, digest
 from hpckg import project
 from hpckg.query import canned_queries
 from hpckg.store import Store
@@ -241,9 +241,8 @@ for query in canned_queries():
         times.append(time.perf_counter() - started)
         rows.variables = result.variables
     found = answer(rows, concatenations(text))
-    digest = hashlib.sha256(repr((found[0], sorted(map(repr, found[1])))).encode()).hexdigest()[:16]
     print(json.dumps([query.name, {'ms': round(1000 * statistics.median(times), 1), 'rows': len(rows),
-                                   'digest': digest}]), flush=True)
+                                   'digest': digest(found)}]), flush=True)
 """
 
 
@@ -386,9 +385,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
     (tests/answers.py) is compared with the embedded store's from the queries step of the same size."""
     sys.path.insert(0, str(ROOT / "src"))
     sys.path.insert(0, str(ROOT / "tests"))
-    import hashlib
-
-    from answers import answer, concatenations
+    from answers import answer, concatenations, digest
     from hpckg import project as projects
     from hpckg.query import canned_queries
     from hpckg.remotebuild import publish
@@ -422,10 +419,10 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
                 print(f"virtuoso {query.name}: {figures[query.name]}", flush=True)
                 continue
             ms = round(1000 * (time.perf_counter() - started), 1)
-            digest = hashlib.sha256(repr((found[0], sorted(map(repr, found[1])))).encode()).hexdigest()[:16]
+            fingerprint = digest(found)
             same = embedded.get(query.name, {}).get("digest")
-            figures[query.name] = {"ms": ms, "rows": len(found[1]), "digest": digest,
-                                   "same_as_embedded": None if same is None else same == digest}
+            figures[query.name] = {"ms": ms, "rows": len(found[1]), "digest": fingerprint,
+                                   "same_as_embedded": None if same is None else same == fingerprint}
             print(f"virtuoso {query.name}: {figures[query.name]}", flush=True)
     finally:
         stop_virtuoso(server)

@@ -59,6 +59,14 @@ def answer(result, concatenated: dict[str, str] | None = None) -> tuple[list[str
     return names, [tuple(cell(name, row[name]) for name in names) for row in result]
 
 
+def digest(found: tuple[list[str], list[tuple]]) -> str:
+    """A short fingerprint of an answer by value, its rows as a multiset: equal answers on two engines (or two
+    runs) give equal digests, so a benchmark can compare them without keeping both."""
+    import hashlib
+
+    return hashlib.sha256(repr((found[0], sorted(map(repr, found[1])))).encode()).hexdigest()[:16]
+
+
 def ordered(text: str) -> bool:
     """Whether the query's outermost SELECT orders its rows (an ORDER BY after the last closing brace of
     its WHERE clause)."""
