@@ -112,10 +112,15 @@ def import_planned(planned: SourcePlan, *, started: FileStarted | None = None,
                 if started:
                     started(name, path)
                 futures[pool.submit(import_file, name, path)] = (name, path)
+            # Told in the plan's order, each as soon as it and every file before it are done: the report
+            # reads the same on every run, whichever worker finishes first.
+            told = 0
             for future in as_completed(futures):
-                result = results[futures[future]] = future.result()
-                if finished:
-                    finished(result)
+                results[futures[future]] = future.result()
+                while told < len(todo) and todo[told] in results:
+                    if finished:
+                        finished(results[todo[told]])
+                    told += 1
     for name, files in planned.files.items():
         for path in files:
             if (name, path) not in results:
