@@ -381,9 +381,11 @@ def not_measured(results: dict) -> list[str]:
                     "staging.")
         if disk:
             s, b = disk[0]
+            started = "unfinished" in results.get("10", {})
             why += (f" That path took {b['seconds']:.0f} s at {s}× (load avg {b['load_average']}); linear, 10× "
-                    f"would take about {10 * b['seconds'] / s / 60:.0f} min of a quiet machine, more than the "
-                    "session that wrote this section had left beside the test suite.")
+                    f"would take about {10 * b['seconds'] / s / 60:.0f} min of a quiet machine"
+                    + ("; the 10× build above ran beside other work and took longer than that." if started else
+                       ", more than the session that wrote this section had left beside the test suite."))
         lines.append(f"- 10× and larger: sizes built {', '.join(f'{s}×' for s in built)}.{why} Its derive and "
                      "validate steps read RocksDB instead of memory; making them faster is the next step for 10×.")
     for s in sizes:
