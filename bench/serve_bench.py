@@ -82,9 +82,13 @@ def run_load(endpoint: str, query: str, *, requests: int, concurrency: int,
             target = path if not distinct else parsed.path + "?" + urllib.parse.urlencode(
                 {"query": f"{query} # {next(REQUEST_NUMBERS)}"})
             start = time.perf_counter()
-            connection.request("GET", target, headers={"Accept": "application/sparql-results+json"})
-            response = connection.getresponse()
-            body = response.read()
+            try:
+                connection.request("GET", target, headers={"Accept": "application/sparql-results+json"})
+                response = connection.getresponse()
+                body = response.read()
+            except OSError as error:  # a timeout or a dropped connection: a failed request, not a lost thread
+                errors.append(f"no answer in {time.perf_counter() - start:.0f} s: {error!r}")
+                break
             mine.append(time.perf_counter() - start)
             if response.status != 200:
                 errors.append(f"{response.status} {body[:200]!r}")
@@ -93,7 +97,10 @@ def run_load(endpoint: str, query: str, *, requests: int, concurrency: int,
             latencies.extend(mine)
 
     for _ in range(min(20, per_client)):  # warm-up on one connection
-        urllib.request.urlopen(endpoint + path[len(parsed.path):], timeout=60).read()
+        try:
+            urllib.request.urlopen(endpoint + path[len(parsed.path):], timeout=60).read()
+        except OSError as error:  # HTTPError (a 503) and timeouts alike
+            raise RuntimeError(f"warm-up request against {endpoint} failed: {error!r}") from None
     threads = [threading.Thread(target=client) for _ in range(concurrency)]
     started = time.perf_counter()
     for thread in threads:
