@@ -16,6 +16,7 @@ REAL = {"triples": 3_611_774, "derived": 308_660, "systems": 12_759, "reported":
         "violations": 0, "warnings": 2_411}
 FREE_DISK = 70e9  # what this machine had free when the runs started
 DISK_MARGIN = 15e9  # never filled below this
+MEMORY = 24 * 2**30  # this machine's RAM
 
 
 def mb(value: float) -> str:
@@ -286,13 +287,10 @@ def goals(results: dict, pyshacl: dict | None) -> list[str]:
         series = [(results[str(s)]["bulk"]["quads"], b) for s, w, b in done
                   if w == staging and "bulk" in results[str(s)]]
         if len(series) > 1:
-            parts = []
-            for step in ("load", "link", "derive", "validate"):
-                e = exponent([(q, b["phases"][step]) for q, b in series])
-                if e is not None:
-                    parts.append(f"{step} {e:.2f}")
-            worst = max((exponent([(q, b["phases"][step]) for q, b in series]) or 0)
-                        for step in ("load", "link", "derive", "validate"))
+            growth = {step: exponent([(q, b["phases"][step]) for q, b in series])
+                      for step in ("load", "link", "derive", "validate")}
+            parts = [f"{step} {e:.2f}" for step, e in growth.items() if e is not None]
+            worst = max((e or 0) for e in growth.values())
             lines.append(f"- Linear steps ({staging}; growth exponent between the smallest and largest size, "
                          f"1.00 = linear): {', '.join(parts)}."
                          + (" Missed: above 1.10 (an upper bound where the larger build ran beside other work, as "
@@ -361,11 +359,11 @@ def hundred(results: dict) -> list[str]:
             f"({fits * triples_per_copy / 1e6:,.0f} M triples).",
             (f"- Memory breaks before the disk: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}× "
              f"({rss_per_triple:.0f} bytes per triple), so 24 GiB holds about "
-             f"{24 * 2**30 / rss_per_triple / triples_per_copy:.0f}× ({24 * 2**30 / rss_per_triple / 1e6:,.0f} M "
+             f"{MEMORY / rss_per_triple / triples_per_copy:.0f}× ({MEMORY / rss_per_triple / 1e6:,.0f} M "
              f"triples) and 100× would need about {rss_per_triple * at100['triples'] / 1e9:,.0f} GB: the disk "
              "staging's validation queries hold hash tables and aggregates over every claim. The disk staging's "
              "memory, not the disk, is what breaks first. "
-             if where == "disk" and rss_per_triple * at100["triples"] > 24 * 2**30 else
+             if where == "disk" and rss_per_triple * at100["triples"] > MEMORY else
              f"- Memory does not: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}×"
              f"{'' if where == 'disk' else ' (this build was in memory; the disk path is the one for 100×)'}; ")
             + (f"The in-memory path would need about {memory_per_triple * at100['triples'] / 1e9:,.0f} GB at 100× "
