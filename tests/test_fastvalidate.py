@@ -14,7 +14,7 @@ from hpckg.errors import UnknownNameError, UnsupportedShapeError
 from hpckg.store import Store
 from hpckg.validate import ValidationReport, validate
 from hpckg.validate.shapes import load_shapes
-from hpckg.validate.sparql_engine import compile_shapes
+from hpckg.validate.sparql_engine import WHOLE_GRAPH_SELECT, compile_shapes
 from test_shapes import INVALID, VALID, fixture_store, report_for
 
 Key = tuple[str, str, str | None, str | None]
@@ -106,3 +106,17 @@ def test_timeseries_fixture_same_as_pyshacl(name: str) -> None:
     fast = validate(store)
     assert fast.conforms
     assert_same(fast, validate(store, "pyshacl"))
+
+
+def test_every_whole_graph_text_sits_beside_a_reference_and_fixtures() -> None:
+    """shape:wholeGraphSelect is the fast engine's text of a rule pySHACL runs as sh:select: both must exist,
+    and the rule must have fixtures on both sides, which test_fixture_same_as_pyshacl runs through each text."""
+    shapes = load_shapes()
+    owners = {}
+    for constraint in shapes.subjects(WHOLE_GRAPH_SELECT, None):
+        assert shapes.value(constraint, rdflib.namespace.SH.select) is not None, constraint
+        owners[str(shapes.value(None, rdflib.namespace.SH.sparql, constraint)).rsplit("#", 1)[-1]] = constraint
+    assert len(owners) >= 8
+    for shape in owners:
+        assert any(f.stem.split("-", 1)[0] == shape for f in INVALID), f"{shape}: no invalid fixture"
+        assert any(f.stem.split("-", 1)[0] == shape for f in VALID), f"{shape}: no valid fixture"
