@@ -1,0 +1,111 @@
+"""Time each validation rule of the fast engine on built on-disk stores: where a build's validate step goes.
+
+    python bench/validate_rules_bench.py --store /tmp/full/.hpckg/store \\
+        --store /work/scale10/s10/project/.hpckg/store --write docs/benchmarks.md
+
+Each store is opened read-only in its own process (so each gets its own peak RSS) and every query
+hpckg.validate.sparql_engine compiles from shapes/ (or --shapes) runs on it once, in order, as the build's
+validate step runs them. The table lists each rule's seconds per store (a rule may compile to several
+queries), the total, the growth exponent between the smallest and largest store (1.00 = linear) and the peak
+RSS. --write replaces the validate-rules-bench section of that Markdown file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hpckg.store import Store
+from hpckg.validate.shapes import load_shapes
+from hpckg.validate.sparql_engine import compile_shapes, run_check
+
+from sections import replace_section  # bench/sections.py, beside this script
+
+
+def time_rules(store_path: Path, shapes_dir: Path | None) -> dict:
+    store = Store(store_path, read_only=True)
+    rules: dict[str, float] = {}
+    found = 0
+    started = time.perf_counter()
+    for check in compile_shapes(load_shapes(shapes_dir)):
+        began = time.perf_counter()
+        found += len(run_check(store, check))
+        rules[check.rule] = rules.get(check.rule, 0.0) + time.perf_counter() - began
+    return {"store": str(store_path), "triples": store.triple_count(), "seconds": time.perf_counter() - started,
+            "results": found, "rules": rules, "load": os.getloadavg()[0],
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def exponent(small: tuple[int, float], large: tuple[int, float]) -> float | None:
+    (n0, t0), (n1, t1) = small, large
+    if n1 <= n0 or t0 <= 0 or t1 <= 0:
+        return None
+    return math.log(t1 / t0) / math.log(n1 / n0)
+
+
+def table(runs: list[dict]) -> str:
+    runs = sorted(runs, key=lambda r: r["triples"])
+    largest = runs[-1]
+    head = "| rule | " + " | ".join(f"{r['triples'] / 1e6:.1f} M triples" for r in runs) + " | exponent |"
+    lines = [head, "|---" + "|---:" * (len(runs) + 1) + "|"]
+
+    def row(name: str, values: list[float]) -> str:
+        growth = exponent((runs[0]["triples"], values[0]), (largest["triples"], values[-1]))
+        cells = " | ".join(f"{v:,.1f} s" for v in values)
+        return f"| {name} | {cells} | {growth:.2f} |" if growth is not None else f"| {name} | {cells} | |"
+
+    for rule in sorted(largest["rules"], key=largest["rules"].get, reverse=True):
+        lines.append(row(f"`{rule}`", [r["rules"].get(rule, 0.0) for r in runs]))
+    lines.append(row("**all rules**", [r["seconds"] for r in runs]))
+    lines.append("| peak RSS | " + " | ".join(f"{r['peak_rss_mb']:,.0f} MB" for r in runs) + " | |")
+    lines.append("| load average at the end | " + " | ".join(f"{r['load']:.2f}" for r in runs) + " | |")
+    lines.append("| results | " + " | ".join(f"{r['results']:,}" for r in runs) + " | |")
+    return "\n".join(lines)
+
+
+def write(path: Path, runs: list[dict]) -> None:
+    body = (f"## Validation rule by rule on on-disk stores (bench/validate_rules_bench.py)\n\n"
+            f"Written by `python bench/validate_rules_bench.py --store ... --write docs/benchmarks.md` on "
+            f"{time.strftime('%Y-%m-%d')}; do not edit by hand. Each store read-only in its own process, every "
+            "query the fast engine compiles from shapes/ run once, rules sorted by their time on the largest "
+            "store. Stores: " + "; ".join(f"`{r['store']}`" for r in sorted(runs, key=lambda r: r["triples"]))
+            + ".\n\n" + table(runs))
+    replace_section(path, "validate-rules-bench", body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", type=Path, action="append", required=True, help="a built store (repeatable)")
+    parser.add_argument("--shapes", type=Path, help="shapes directory (default: the project's shapes/)")
+    parser.add_argument("--write", type=Path, help="update the validate-rules-bench section of this file")
+    parser.add_argument("--json", type=Path, help="also save the raw figures here")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child process: one store
+    options = parser.parse_args()
+    if options.one:
+        print(json.dumps(time_rules(options.store[0], options.shapes)))
+        return
+    runs = []
+    for store in options.store:
+        command = [sys.executable, __file__, "--one", "--store", str(store)]
+        if options.shapes:
+            command += ["--shapes", str(options.shapes)]
+        run = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        print(f"{store}: {run['triples']:,} triples, {run['seconds']:.1f} s, {run['peak_rss_mb']:,.0f} MB",
+              flush=True)
+        runs.append(run)
+    print(table(runs))
+    if options.json:
+        options.json.write_text(json.dumps(runs, indent=1))
+    if options.write:
+        write(options.write, runs)
+
+
+if __name__ == "__main__":
+    main()
