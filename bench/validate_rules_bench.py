@@ -1,13 +1,14 @@
 """Time each validation rule of the fast engine on built on-disk stores: where a build's validate step goes.
 
-    python bench/validate_rules_bench.py --store /tmp/full/.hpckg/store \\
-        --store /work/scale10/s10/project/.hpckg/store --write docs/benchmarks.md
+    python bench/validate_rules_bench.py --store "full import=/tmp/full/.hpckg/store" \\
+        --store "10x=/work/scale10/s10/project/.hpckg/store" --json runs.json --write docs/benchmarks.md
 
 Each store is opened read-only in its own process (so each gets its own peak RSS) and every query
 hpckg.validate.sparql_engine compiles from shapes/ (or --shapes) runs on it once, in order, as the build's
 validate step runs them. The table lists each rule's seconds per store (a rule may compile to several
 queries), the total, the growth exponent between the smallest and largest store (1.00 = linear) and the peak
-RSS. --write replaces the validate-rules-bench section of that Markdown file.
+RSS. A store may be given as LABEL=PATH, which the table names it by. --write replaces the
+validate-rules-bench section of that Markdown file; --from-json rewrites it from a --json file without running.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from hpckg.validate.sparql_engine import compile_shapes, run_check
 from sections import replace_section  # bench/sections.py, beside this script
 
 
-def time_rules(store_path: Path, shapes_dir: Path | None) -> dict:
+def time_rules(label: str, store_path: Path, shapes_dir: Path | None) -> dict:
     store = Store(store_path, read_only=True)
     rules: dict[str, float] = {}
     found = 0
@@ -38,7 +39,7 @@ def time_rules(store_path: Path, shapes_dir: Path | None) -> dict:
         began = time.perf_counter()
         found += len(run_check(store, check))
         rules[check.rule] = rules.get(check.rule, 0.0) + time.perf_counter() - began
-    return {"store": str(store_path), "triples": store.triple_count(), "seconds": time.perf_counter() - started,
+    return {"store": label, "triples": store.triple_count(), "seconds": time.perf_counter() - started,
             "results": found, "rules": rules, "load": os.getloadavg()[0],
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
@@ -82,18 +83,28 @@ def write(path: Path, runs: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--store", type=Path, action="append", required=True, help="a built store (repeatable)")
+    parser.add_argument("--store", action="append", default=[], help="a built store, PATH or LABEL=PATH (repeatable)")
     parser.add_argument("--shapes", type=Path, help="shapes directory (default: the project's shapes/)")
     parser.add_argument("--write", type=Path, help="update the validate-rules-bench section of this file")
     parser.add_argument("--json", type=Path, help="also save the raw figures here")
+    parser.add_argument("--from-json", type=Path, help="write the section from a --json file of an earlier run")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child process: one store
     options = parser.parse_args()
     if options.one:
-        print(json.dumps(time_rules(options.store[0], options.shapes)))
+        label, _, path = options.store[0].rpartition("=")
+        print(json.dumps(time_rules(label or path, Path(path), options.shapes)))
         return
+    if options.from_json:
+        runs = json.loads(options.from_json.read_text())
+        print(table(runs))
+        if options.write:
+            write(options.write, runs)
+        return
+    if not options.store:
+        parser.error("give at least one --store")
     runs = []
     for store in options.store:
-        command = [sys.executable, __file__, "--one", "--store", str(store)]
+        command = [sys.executable, __file__, "--one", "--store", store]
         if options.shapes:
             command += ["--shapes", str(options.shapes)]
         run = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
