@@ -15,8 +15,8 @@ seek per solution (about 35 us each on an on-disk store, so 9 s per NOT EXISTS o
 claims), and MINUS as one scan and a hash anti-join (36 s -> 1.5 s for claim-value). SHACL-SPARQL forbids
 MINUS in sh:select, because pySHACL runs it once per focus node with $this pre-bound, so a constraint may
 carry a second text, shape:wholeGraphSelect, that says the same rule for every focus node at once; this
-engine runs that text when present. tests/test_fastvalidate.py holds each to pySHACL on every fixture, and
-tests/test_shapes.py requires an invalid fixture that each whole-graph text must find.
+engine runs that text when present. tests/test_fastvalidate.py holds each to pySHACL on every fixture and
+requires valid and invalid fixtures of each rule that has one.
 
 Results are the same `Violation` objects, with the same rule, message, focus, path and value as pySHACL
 (tests/test_fastvalidate.py holds the two to that). A shape using anything else raises
