@@ -165,12 +165,24 @@ def step_bulk(work: Path, scale: int) -> dict:
 
 
 DRIVER = """
-import json, sys, time
+import json, os, sys, threading, time
 from hpckg import project
 from hpckg.build import build
 start = time.perf_counter()
+# Peak RSS per phase: a thread samples the resident size (pyoxigraph's RocksDB and hash tables live in this
+# process) and each progress line carries the highest sample since the line before it.
+page = os.sysconf('SC_PAGE_SIZE')
+highest = [0]
+def sample():
+    with open('/proc/self/statm') as statm:
+        while True:
+            statm.seek(0)
+            highest[0] = max(highest[0], int(statm.read().split()[1]) * page)
+            time.sleep(0.2)
+threading.Thread(target=sample, daemon=True).start()
 def progress(message):
-    print(json.dumps([round(time.perf_counter() - start, 2), message]), flush=True)
+    rss, highest[0] = highest[0], 0
+    print(json.dumps([round(time.perf_counter() - start, 2), message, rss]), flush=True)
 project.use(sys.argv[1])
 summary = build(store_path=sys.argv[2], staging=sys.argv[3], progress=progress)
 progress('done')
@@ -185,10 +197,10 @@ print(json.dumps({'summary': {'triples': summary.triples, 'derived': summary.der
 def phases(lines: list[tuple[float, str]]) -> dict[str, float]:
     """Load, link, derive (rules and summary), validate and write seconds from the build's progress lines."""
     def first(prefix: str) -> float:
-        return next(t for t, m in lines if m.startswith(prefix))
+        return next(t for t, m, *_ in lines if m.startswith(prefix))
 
     def last(prefix: str) -> float:
-        return [t for t, m in lines if m.startswith(prefix)][-1]
+        return [t for t, m, *_ in lines if m.startswith(prefix)][-1]
 
     start = first("deriving and validating")
     loaded = last("loaded")
@@ -201,15 +213,31 @@ def phases(lines: list[tuple[float, str]]) -> dict[str, float]:
             "write": round(done - validated, 1), "setup": round(start, 1)}
 
 
+def phase_peaks(lines: list[tuple[float, str, int]]) -> dict[str, int]:
+    """Each phase's highest sampled RSS; a line's sample covers the time since the line before it, so a phase
+    owns the lines after its first boundary line up to and including its last."""
+    def first(prefix: str) -> float:
+        return next(t for t, m, _ in lines if m.startswith(prefix))
+
+    bounds = [-1.0, first("deriving and validating"), [t for t, m, _ in lines if m.startswith("loaded")][-1],
+              first("linked"), first("validating"), first("validated"), first("done")]
+    names = ("setup", "load", "link", "derive", "validate", "write")
+    return {name: max((rss for t, _, rss in lines if low < t <= high), default=0)
+            for name, low, high in zip(names, bounds, bounds[1:], strict=False)}
+
+
 def step_build(work: Path, scale: int, staging: str) -> dict:
     project = project_for(work, scale)
     wall, peak, out, err = timed([PYTHON, "-c", DRIVER, str(project), str(store_dir(project)), staging],
                                  cwd=project)
     lines = [tuple(json.loads(line)) for line in out.splitlines() if line.startswith("[")]
+    peaks = phase_peaks(lines)
+    lines = [(t, m) for t, m, _ in lines]
     summary = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])["summary"]
     where = "memory" if any(m == "deriving and validating in memory" for _, m in lines) else "disk"
     rules = {m.split(":")[0].removeprefix("rule "): t for t, m in lines if m.startswith("rule ")}
     return {"seconds": round(wall, 1), "peak_rss": peak, "staging": where, "phases": phases(lines),
+            "phase_peak_rss": peaks,
             "summary": summary, "store_bytes": folder_bytes(generation(project)), "rules_done_at": rules}
 
 
