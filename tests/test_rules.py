@@ -304,3 +304,82 @@ claim:a9 a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:purpose ; hpc:valu
     assert values("country") == ["US"], "undated: the higher tier"
     assert values("status") == ["decommissioned"], "the newest status, not the oldest"
     assert values("purpose") == ["AI", "HPC"], "multi-valued properties keep every best-rank value"
+
+
+def test_truthy_ranks_preferred_over_current_over_later_ended_and_dates_claims_by_their_edition():
+    # Each property below is decided by one step of the score, and the losing claim is the one a rule that
+    # forgot that step (in either of the rule's two copies of the claim reading) would pick.
+    store = derive("""
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix ed:      <https://w3id.org/hpckg/id/edition/> .
+sys:beta a hpc:System .
+ed:old dcterms:issued "2010-06-01"^^xsd:date .
+ed:new dcterms:issued "2021-11-15"^^xsd:date .
+claim:b1 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:operator ; hpc:value orgn:current ;
+    hpc:startTime "2015"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:b2 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:operator ; hpc:value orgn:ended ;
+    hpc:startTime "2020"^^xsd:gYear ; hpc:endTime "2022"^^xsd:gYear ; hpc:tier tier:verified ;
+    prov:hadPrimarySource src:p .
+claim:b3 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:site ; hpc:value site:preferred ;
+    hpc:asOf "2001"^^xsd:gYear ; hpc:rank rank:preferred ; hpc:tier tier:lead ; prov:hadPrimarySource src:p .
+claim:b4 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:site ; hpc:value site:newer ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:tier tier:verified ; prov:hadPrimarySource src:p .
+claim:b5 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:rmax ; hpc:value 5.0 ;
+    hpc:edition ed:new ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:b6 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:rmax ; hpc:value 6.0 ;
+    hpc:edition ed:old ; hpc:tier tier:verified ; prov:hadPrimarySource src:p .
+claim:b7 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:country ; hpc:value country:US ;
+    hpc:tier tier:lead ; prov:hadPrimarySource src:p .
+claim:b8 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:country ; hpc:value country:CN ;
+    hpc:rank rank:deprecated ; hpc:tier tier:verified ; prov:hadPrimarySource src:p .
+claim:b9 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:cores ; hpc:value 10 ;
+    hpc:pointInTime "2019-06"^^xsd:gYearMonth ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:b10 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:cores ; hpc:value 20 ;
+    hpc:pointInTime "2019-11"^^xsd:gYearMonth ; hpc:tier tier:lead ; prov:hadPrimarySource src:p .
+claim:b11 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:status ; hpc:value status:operational ;
+    hpc:asOf "2019"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:b12 a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:status ; hpc:value status:decommissioned ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:basis basis:machine-generated ; hpc:tier tier:verified ;
+    prov:hadPrimarySource src:p .
+# Another system's claim scored like beta's best cores claim: each best claim is its own entity's.
+sys:delta a hpc:System .
+claim:d1 a hpc:Claim ; hpc:about sys:delta ; hpc:property hpc:cores ; hpc:value 30 ;
+    hpc:pointInTime "2019-11"^^xsd:gYearMonth ; hpc:tier tier:lead ; prov:hadPrimarySource src:p .
+# Ties: a claim that must not compete, scored like the winner, must not become a second best claim.
+sys:gamma a hpc:System .
+claim:g1 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:operator ; hpc:value orgn:current ;
+    hpc:startTime "2020"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:g2 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:operator ; hpc:value orgn:ended ;
+    hpc:startTime "2020"^^xsd:gYear ; hpc:endTime "2022"^^xsd:gYear ; hpc:tier tier:reported ;
+    hpc:rank rank:normal ; prov:hadPrimarySource src:p .
+claim:g3 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:country ; hpc:value country:US ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:g4 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:country ; hpc:value country:CN ;
+    hpc:rank rank:deprecated ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:g5 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:status ; hpc:value status:operational ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:tier tier:reported ; prov:hadPrimarySource src:p .
+claim:g6 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:status ; hpc:value status:decommissioned ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:basis basis:machine-generated ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:p .
+""")
+
+    def values(prop: str, system: str = "beta") -> list[str]:
+        rows = store.query(f"SELECT ?v WHERE {{ sys:{system} hpc:{prop} ?v }}")
+        return sorted(r["v"].value.rsplit("/", 1)[-1] for r in rows)
+
+    def best(prop: str, system: str = "beta") -> list[str]:
+        rows = store.query(
+            f"SELECT ?c WHERE {{ ?c a hpc:BestClaim ; hpc:about sys:{system} ; hpc:property hpc:{prop} }}")
+        return sorted(r["c"].value.rsplit("/", 1)[-1] for r in rows)
+
+    assert values("operator") == ["current"], "a current claim beats a later, better-tiered one that ended"
+    assert values("site") == ["preferred"], "a preferred claim beats a newer, better-tiered normal one"
+    assert values("rmax") == ["5"], "an undated list claim is as new as its edition's issue date"
+    assert values("country") == ["US"], "a deprecated claim never competes, whatever its tier"
+    assert values("cores") == ["20"], "months count in the date"
+    assert values("cores", "delta") == ["30"]
+    assert values("status") == ["operational"], "a machine-generated claim never competes, however new"
+    assert [best(p) for p in ("operator", "site", "rmax", "country", "cores", "status")] == [
+        ["b1"], ["b3"], ["b5"], ["b7"], ["b10"], ["b11"]]
+    assert [best(p, "gamma") for p in ("operator", "country", "status")] == [["g1"], ["g3"], ["g5"]], \
+        "an ended, deprecated or machine-generated claim scored like the winner is not a second best claim"
