@@ -82,7 +82,21 @@ def build_table(results: dict) -> list[str]:
             f"{p['link']} s | {p['derive']} s | {p['validate']} s | {p['write']} s | {ratio} | "
             f"{mb(b['peak_rss'])} ({mb(bulk.get('peak_rss', 0))}) | {mb(b['store_bytes'])} "
             f"({b['store_bytes'] / b['summary']['triples']:.0f} B/triple) | {b['load_average']} |")
+    by_phase = [(scale, where, b["phase_peak_rss"]) for scale, where, b in builds(results) if "phase_peak_rss" in b]
+    if by_phase:
+        lines += ["", "Peak RSS by phase (a thread in the build process samples its resident size every 0.2 s; "
+                  "builds from before that have none):", ""]
+        for scale, where, peaks in by_phase:
+            top = max(peaks, key=peaks.get)
+            lines.append(f"- {scale}× ({where}): " + ", ".join(f"{name} {mb(value)}" for name, value in peaks.items())
+                         + f". The peak is set in {top}.")
     return lines
+
+
+def peak_phase(b: dict) -> str | None:
+    """The build phase whose sampled RSS was highest, when the build sampled it."""
+    peaks = b.get("phase_peak_rss")
+    return max(peaks, key=peaks.get) if peaks else None
 
 
 def query_table(results: dict) -> list[str]:
@@ -360,9 +374,11 @@ def hundred(results: dict) -> list[str]:
             (f"- Memory breaks before the disk: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}× "
              f"({rss_per_triple:.0f} bytes per triple), so 24 GiB holds about "
              f"{MEMORY / rss_per_triple / triples_per_copy:.0f}× ({MEMORY / rss_per_triple / 1e6:,.0f} M "
-             f"triples) and 100× would need about {rss_per_triple * at100['triples'] / 1e9:,.0f} GB: the disk "
-             "staging's validation queries hold hash tables and aggregates over every claim. The disk staging's "
-             "memory, not the disk, is what breaks first. "
+             f"triples) and 100× would need about {rss_per_triple * at100['triples'] / 1e9:,.0f} GB: "
+             + (f"the peak is set in the {peak_phase(b)} phase, whose whole-store queries hold hash tables and "
+                "aggregates over every claim. " if peak_phase(b) else
+                "which phase sets the peak was not sampled in this build. ")
+             + "The disk staging's memory, not the disk, is what breaks first. "
              if where == "disk" and rss_per_triple * at100["triples"] > MEMORY else
              f"- Memory does not: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}×"
              f"{'' if where == 'disk' else ' (this build was in memory; the disk path is the one for 100×)'}; ")
