@@ -8,7 +8,8 @@ chart docs/scale.svg):
 - generate: bench/synthetic.py (wall time, peak RSS, bytes written);
 - bulk: the anchor of the build, a bare pyoxigraph bulk load of the same files into an on-disk store;
 - build: `hpckg build --staging disk|memory|auto` (the project's code) in a subprocess under /usr/bin/time,
-  split into load, link, derive, validate, write from its timestamped progress; peak RSS; store size on disk;
+  split into load, link, derive, validate, write from its timestamped progress; peak RSS, overall and per
+  phase (a thread in the build process samples its resident size every 0.2 s); store size on disk;
 - queries: each canned query's median latency on the built store (read-only, in process);
 - serve: `hpckg serve` and the anchor `oxigraph serve-read-only` on the same generation folder, a lookup and
   an aggregate (each request a distinct text: no cache answers) from 8 keep-alive clients: q/s, p50, p99;
