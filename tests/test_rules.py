@@ -383,3 +383,26 @@ claim:g6 a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:status ; hpc:value
         ["b1"], ["b3"], ["b5"], ["b7"], ["b10"], ["b11"]]
     assert [best(p, "gamma") for p in ("operator", "country", "status")] == [["g1"], ["g3"], ["g5"]], \
         "an ended, deprecated or machine-generated claim scored like the winner is not a second best claim"
+
+
+def test_a_system_sums_its_accelerators_only_when_no_count_of_its_own_is_stated():
+    quantities = ["hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 100",
+                  "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:value 20"]
+    store = derive(system("summed", None, quantities) + system("stated", None, quantities) + """
+claim:stated-count a hpc:Claim ; hpc:about sys:stated ; hpc:property hpc:acceleratorCount ; hpc:value 64 ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:paper .
+""")
+
+    def derived(slug: str) -> list[int]:
+        return [int(r["v"].value) for r in store.query(f"""
+            SELECT ?v WHERE {{ ?c a hpc:DerivedClaim ; hpc:about sys:{slug} ; hpc:property hpc:acceleratorCount ;
+                               hpc:value ?v }}""")]
+
+    def counts(slug: str) -> list[int]:
+        rows = store.query(f"SELECT ?v WHERE {{ sys:{slug} hpc:acceleratorCount ?v }}")
+        return sorted(int(r["v"].value) for r in rows)
+
+    # one accelerator component with two quantity claims: only its best one (rule 10) counts
+    assert len(derived("summed")) == 1 and counts("summed") == derived("summed")
+    assert derived("stated") == [], "a stated count is never overridden by the sum of the components"
+    assert counts("stated") == [64]

@@ -168,9 +168,13 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
     summary.triples = store.triple_count()
     summary.systems = int(next(iter(store.query(
         "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }")))["n"].value)
+    # Claims and their tiers each read as one scan, joined by hash: a star pattern looks each claim's tier
+    # up in the on-disk store, one seek per claim.
     rows = store.query("""
         SELECT ?label (COUNT(?c) AS ?n) WHERE {
-          ?c a hpc:Claim ; hpc:tier ?tier . ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
+          { SELECT ?c WHERE { ?c a hpc:Claim } }
+          { SELECT ?c ?tier WHERE { ?c hpc:tier ?tier } }
+          ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
         } GROUP BY ?label ?rank ORDER BY DESC(?rank)""")
     summary.claims_by_tier = {row["label"].value: int(row["n"].value) for row in rows}
     return summary
