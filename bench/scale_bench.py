@@ -195,36 +195,32 @@ print(json.dumps({'summary': {'triples': summary.triples, 'derived': summary.der
 """
 
 
-def phases(lines: list[tuple[float, str]]) -> dict[str, float]:
-    """Load, link, derive (rules and summary), validate and write seconds from the build's progress lines."""
+PHASES = ("setup", "load", "link", "derive", "validate", "write")
+
+
+def boundaries(lines: list[tuple]) -> list[float]:
+    """When each phase ended, from the build's progress lines (time, message, ...): setup, load, link, derive
+    (rules and summary), validate, write."""
     def first(prefix: str) -> float:
         return next(t for t, m, *_ in lines if m.startswith(prefix))
 
-    def last(prefix: str) -> float:
-        return [t for t, m, *_ in lines if m.startswith(prefix)][-1]
+    loaded = [t for t, m, *_ in lines if m.startswith("loaded")][-1]
+    return [first("deriving and validating"), loaded, first("linked"), first("validating"), first("validated"),
+            first("done")]
 
-    start = first("deriving and validating")
-    loaded = last("loaded")
-    linked = first("linked")
-    validating = first("validating")
-    validated = first("validated")
-    done = first("done")
-    return {"load": round(loaded - start, 1), "link": round(linked - loaded, 1),
-            "derive": round(validating - linked, 1), "validate": round(validated - validating, 1),
-            "write": round(done - validated, 1), "setup": round(start, 1)}
+
+def phases(lines: list[tuple]) -> dict[str, float]:
+    """Each phase's seconds."""
+    ends = boundaries(lines)
+    return {name: round(end - begin, 1) for name, begin, end in zip(PHASES, [0.0, *ends[:-1]], ends, strict=True)}
 
 
 def phase_peaks(lines: list[tuple[float, str, int]]) -> dict[str, int]:
     """Each phase's highest sampled RSS; a line's sample covers the time since the line before it, so a phase
     owns the lines after its first boundary line up to and including its last."""
-    def first(prefix: str) -> float:
-        return next(t for t, m, _ in lines if m.startswith(prefix))
-
-    bounds = [-1.0, first("deriving and validating"), [t for t, m, _ in lines if m.startswith("loaded")][-1],
-              first("linked"), first("validating"), first("validated"), first("done")]
-    names = ("setup", "load", "link", "derive", "validate", "write")
-    return {name: max((rss for t, _, rss in lines if low < t <= high), default=0)
-            for name, low, high in zip(names, bounds, bounds[1:], strict=False)}
+    ends = boundaries(lines)
+    return {name: max((rss for t, _, rss in lines if begin < t <= end), default=0)
+            for name, begin, end in zip(PHASES, [-1.0, *ends[:-1]], ends, strict=True)}
 
 
 def step_build(work: Path, scale: int, staging: str) -> dict:
@@ -232,13 +228,11 @@ def step_build(work: Path, scale: int, staging: str) -> dict:
     wall, peak, out, err = timed([PYTHON, "-c", DRIVER, str(project), str(store_dir(project)), staging],
                                  cwd=project)
     lines = [tuple(json.loads(line)) for line in out.splitlines() if line.startswith("[")]
-    peaks = phase_peaks(lines)
-    lines = [(t, m) for t, m, _ in lines]
     summary = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])["summary"]
-    where = "memory" if any(m == "deriving and validating in memory" for _, m in lines) else "disk"
-    rules = {m.split(":")[0].removeprefix("rule "): t for t, m in lines if m.startswith("rule ")}
+    where = "memory" if any(m == "deriving and validating in memory" for _, m, _ in lines) else "disk"
+    rules = {m.split(":")[0].removeprefix("rule "): t for t, m, _ in lines if m.startswith("rule ")}
     return {"seconds": round(wall, 1), "peak_rss": peak, "staging": where, "phases": phases(lines),
-            "phase_peak_rss": peaks,
+            "phase_peak_rss": phase_peaks(lines),
             "summary": summary, "store_bytes": folder_bytes(generation(project)), "rules_done_at": rules}
 
 

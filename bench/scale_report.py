@@ -82,14 +82,14 @@ def build_table(results: dict) -> list[str]:
             f"{p['link']} s | {p['derive']} s | {p['validate']} s | {p['write']} s | {ratio} | "
             f"{mb(b['peak_rss'])} ({mb(bulk.get('peak_rss', 0))}) | {mb(b['store_bytes'])} "
             f"({b['store_bytes'] / b['summary']['triples']:.0f} B/triple) | {b['load_average']} |")
-    by_phase = [(scale, where, b["phase_peak_rss"]) for scale, where, b in builds(results) if "phase_peak_rss" in b]
+    by_phase = [(scale, where, b) for scale, where, b in builds(results) if "phase_peak_rss" in b]
     if by_phase:
         lines += ["", "Peak RSS by phase (a thread in the build process samples its resident size every 0.2 s; "
                   "builds from before that have none):", ""]
-        for scale, where, peaks in by_phase:
-            top = max(peaks, key=peaks.get)
-            lines.append(f"- {scale}× ({where}): " + ", ".join(f"{name} {mb(value)}" for name, value in peaks.items())
-                         + f". The peak is set in {top}.")
+        for scale, where, b in by_phase:
+            lines.append(f"- {scale}× ({where}): "
+                         + ", ".join(f"{name} {mb(value)}" for name, value in b["phase_peak_rss"].items())
+                         + f". The peak is set in {peak_phase(b)}.")
     return lines
 
 
