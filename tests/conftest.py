@@ -5,8 +5,8 @@ The suite never builds this checkout as a user would: its pyproject.toml configu
 sources, which `hpckg build` imports first (2.8 M quads of TOP500 alone), and its .hpckg/graphs holds what a
 developer imported (`make run`). So:
 - in-process code (populate, build, check) works on the checkout's files but, for the whole session,
-  without its configured sources and with an empty machine-written graphs folder of the session's own
-  (`curated_project`);
+  without its configured sources, with an empty machine-written graphs folder and a store location of the
+  session's own (`curated_project`);
 - the suite's `hpckg` commands run in `curated_root()` unless a test gives another folder: one copy of the
   ontology, shapes, queries and curated data per session; the `project` fixture is a fresh copy per test.
   A copy has no pyproject.toml, so no configured sources and no imported graphs.
@@ -140,8 +140,11 @@ def curated_project(tmp_path_factory) -> Path:
     _curated.append(root)
     previous = hpckg_project._current
     checkout = hpckg_project.discover(explicit=ROOT)
+    # Its own store too: a developer's `make run` leaves the full import's store in .hpckg/store, and `hpckg
+    # check` reviews against the built store it finds (the good contributions then clash with TOP500 rows).
     hpckg_project._current = dataclasses.replace(checkout, sources={},
-                                                 graphs=tmp_path_factory.mktemp("checkout-graphs"))
+                                                 graphs=tmp_path_factory.mktemp("checkout-graphs"),
+                                                 store=tmp_path_factory.mktemp("checkout-store") / "store")
     yield root
     hpckg_project._current = previous
     _curated.clear()
