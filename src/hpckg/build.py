@@ -168,14 +168,18 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
     summary.triples = store.triple_count()
     summary.systems = int(next(iter(store.query(
         "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }")))["n"].value)
-    # Claims and their tiers each read as one scan, joined by hash: a star pattern looks each claim's tier
-    # up in the on-disk store, one seek per claim.
+    # Claims and their tiers each read as one scan, joined by hash (a star pattern looks each claim's tier
+    # up in the on-disk store, one seek per claim), and counted per tier before the tier's label and rank
+    # are joined: joined first, the labels were looked up once per claim (5.5 s -> 0.6 s on the full
+    # import's on-disk store).
     rows = store.query("""
-        SELECT ?label (COUNT(?c) AS ?n) WHERE {
-          { SELECT ?c WHERE { ?c a hpc:Claim } }
-          { SELECT ?c ?tier WHERE { ?c hpc:tier ?tier } }
+        SELECT ?label ?n WHERE {
+          { SELECT ?tier (COUNT(?c) AS ?n) WHERE {
+              { SELECT ?c WHERE { ?c a hpc:Claim } }
+              { SELECT ?c ?tier WHERE { ?c hpc:tier ?tier } }
+            } GROUP BY ?tier }
           ?tier skos:prefLabel ?label ; hpc:tierRank ?rank .
-        } GROUP BY ?label ?rank ORDER BY DESC(?rank)""")
+        } ORDER BY DESC(?rank)""")
     summary.claims_by_tier = {row["label"].value: int(row["n"].value) for row in rows}
     return summary
 
