@@ -146,20 +146,22 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
     for path in rule_files():
         rule = path.stem
         started = time.perf_counter()
-        triples = list(store.query(path.read_text(encoding="utf-8")))
-        log.debug("rule %s: %d triples in %.2f s", rule, len(triples), time.perf_counter() - started)
+        # Streamed from the CONSTRUCT into the store, not listed first: rule 10 alone makes 2.9 M triples at
+        # 10x the real import, and two Python lists of them were a GB more at the build's peak.
+        added = store.load_quads(ox.Quad(t.subject, t.predicate, t.object, derived)
+                                 for t in store.query(path.read_text(encoding="utf-8")))
+        log.debug("rule %s: %d triples in %.2f s", rule, added, time.perf_counter() - started)
         activity = ox.NamedNode(entity("activity", f"derive-{rule}"))
-        meta = [
+        store.load_quads([
             ox.Quad(activity, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("Derivation")), derived),
             ox.Quad(activity, ox.NamedNode(hpc("rule")), ox.Literal(rule), derived),
             ox.Quad(activity, ox.NamedNode(PROV_ENDED_AT_TIME), now, derived),
             ox.Quad(activity, ox.NamedNode(PROV_WAS_ASSOCIATED_WITH),
                     ox.NamedNode(entity("software", "hpckg")), derived),
-        ]
-        store.load_quads([ox.Quad(t.subject, t.predicate, t.object, derived) for t in triples] + meta)
-        total += len(triples)
+        ])
+        total += added
         if progress:
-            progress(f"rule {rule}: {len(triples)} triples")
+            progress(f"rule {rule}: {added} triples")
     return total
 
 

@@ -187,11 +187,20 @@ class Store:
             raise damaged_store(self.path, error) from None
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
-        """Add quads (into `graph` when given, replacing their own graph); returns how many."""
+        """Add quads (into `graph` when given, replacing their own graph); returns how many. The quads are
+        streamed into Oxigraph, never held in a list here: a rule's CONSTRUCT can be added as it is read
+        (the query reads the store as it was when it started)."""
         target = ox.NamedNode(graph) if graph else None
-        batch = [ox.Quad(q.subject, q.predicate, q.object, target or q.graph_name) for q in quads]
-        self._store.extend(batch)
-        return len(batch)
+        added = 0
+
+        def counted() -> Iterator[ox.Quad]:
+            nonlocal added
+            for quad in quads:
+                added += 1
+                yield quad if target is None else ox.Quad(quad.subject, quad.predicate, quad.object, target)
+
+        self._store.extend(counted())
+        return added
 
     def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
              path: str = "<input>", base_iri: str | None = None) -> int:
