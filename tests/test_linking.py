@@ -1,5 +1,7 @@
 """Records of one machine in two datasets are linked with their evidence, as leads (hpckg.linking)."""
 
+import pyoxigraph as ox
+
 from hpckg.linking import Record, agreement, dataset_of, find_links, word_windows
 from hpckg.names import name_keys
 
@@ -46,3 +48,34 @@ def test_a_name_inside_another_name_needs_two_agreements():
     assert link.evidence[0] == "the name 'elcapitan' within the other's" and len(link.evidence) == 4
     only_country = record("sys:epoch-el-capitan", "epoch-clusters", ["Lawrence Livermore NL El Capitan"], ["US"])
     assert find_links({r.iri: r for r in (top, only_country)}) == []
+
+
+def test_a_link_on_labels_alone_cites_the_first_source_of_a_claim_about_either_record():
+    """Names read from rdfs:label carry no source, so the link cites what its two records rest on: the
+    alphabetically first source of the claims about either one (the same every build). Only the linked
+    systems are looked up: other systems' claims do not count."""
+    from hpckg.claims import claim_quads, make_claim
+    from hpckg.linking import LINKS_GRAPH, link_quads
+    from hpckg.namespaces import hpc
+    from hpckg.store import Store
+    from hpckg.terms import RDF_TYPE
+
+    store = Store(None)
+    top = record("https://w3id.org/hpckg/id/system/top500-1", "top500", ["Frontier"], ["US"], ["orgn:amd"], [2022])
+    epoch = record("https://w3id.org/hpckg/id/system/frontier", "epoch-clusters", ["Frontier"], ["US"],
+                   ["orgn:amd"], [2022])
+    other = "https://w3id.org/hpckg/id/system/other"
+    claims = [make_claim(top.iri, "rmax", 1.1e18, tier="reported", sources=["https://w3id.org/hpckg/id/source/b",
+                                                                          "https://w3id.org/hpckg/id/source/c"]),
+              make_claim(epoch.iri, "country", "US", tier="reported", sources="https://w3id.org/hpckg/id/source/d"),
+              make_claim(other, "country", "US", tier="reported", sources="https://w3id.org/hpckg/id/source/a")]
+    graph = "https://w3id.org/hpckg/graph/test"
+    for claim in claims:
+        store.load_quads(claim_quads(claim, graph=graph))
+    store.load_quads(ox.Quad(ox.NamedNode(iri), ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("System")),
+                             ox.NamedNode(graph)) for iri in (top.iri, epoch.iri, other))
+    [link] = find_links({r.iri: r for r in (top, epoch)})
+    quads = list(link_quads(store, [link]))
+    cited = sorted(q.object.value for q in quads if q.predicate.value == "http://www.w3.org/ns/prov#hadPrimarySource")
+    assert cited == ["https://w3id.org/hpckg/id/source/b", "https://w3id.org/hpckg/id/source/d"]
+    assert {q.graph_name.value for q in quads} == {LINKS_GRAPH}
