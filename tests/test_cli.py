@@ -120,6 +120,45 @@ def test_validate_conforms_and_reports_violations_as_json(tmp_path):
     assert all(v["message"] for v in mine)
 
 
+KALOS_NEEDS_A_SEE_ALSO = """\
+@prefix sh:   <http://www.w3.org/ns/shacl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex:   <https://example.org/shapes/> .
+ex:KalosSeeAlso a sh:NodeShape ;
+    sh:name "kalos-see-also" ;
+    sh:targetNode <https://w3id.org/hpckg/id/system/kalos> ;
+    sh:property [ sh:path rdfs:seeAlso ; sh:minCount 1 ;
+                  sh:message "Kalos needs an rdfs:seeAlso." ] .
+"""
+
+
+def test_validate_store_applies_todays_shapes_to_a_built_store_without_rebuilding_it(built_store, project):
+    """The built store as it is, against the project's shapes/ of now: a shape added after the build finds
+    what it finds in the stored graph, named by its file; the store is only read."""
+    completed = run_hpckg("validate", "--store", str(built_store), "--format", "json", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0, out + err
+    assert json.loads(out)["conforms"] is True
+    (project / "shapes" / "kalos-see-also.ttl").write_text(KALOS_NEEDS_A_SEE_ALSO, encoding="utf-8")
+    before = sorted(p.stat().st_mtime_ns for p in built_store.resolve().rglob("*") if p.is_file())
+    completed = run_hpckg("validate", "--store", str(built_store), "--format", "json", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 1, out + err
+    [found] = [v for v in json.loads(out)["violations"] if v["message"] == "Kalos needs an rdfs:seeAlso."]
+    assert found["focus"].endswith("/system/kalos") and found["file"].endswith("systems/kalos.ttl"), found
+    assert sorted(p.stat().st_mtime_ns for p in built_store.resolve().rglob("*") if p.is_file()) == before
+
+
+def test_validate_store_refuses_extra_files_a_server_or_no_store(built_store, tmp_path):
+    for args, said in ((["--store", str(built_store), "x.ttl"], "--store validates the built store as it is"),
+                       (["--store", "http://127.0.0.1:9/sparql"], "validation runs on an embedded store folder"),
+                       (["--store", str(tmp_path / "none")], str(tmp_path / "none"))):
+        completed = run_hpckg("validate", *args)
+        out, err = text(completed)
+        assert completed.returncode == 2, out + err
+        assert said in err and "Traceback" not in err, err
+
+
 def test_validate_missing_file_is_unusable_input(tmp_path):
     completed = run_hpckg("validate", str(tmp_path / "nope.ttl"))
     out, err = text(completed)
