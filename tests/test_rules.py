@@ -178,6 +178,20 @@ def test_accelerator_quantity_is_derived_from_nodes_times_per_node_when_missing(
     assert total["inputs"] == {"alpha-accelerator-quantity-derived", "alpha-site"}
 
 
+def test_nodes_times_per_node_is_as_of_its_latest_input_and_no_other_claim_dates_it():
+    store = derive(system("alpha", "one", [
+        "hpc:property hpc:nodeCount ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 4 ;"
+        " hpc:asOf \"2023-05\"^^xsd:gYearMonth",
+        "hpc:property hpc:perNode ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 8 ;"
+        " hpc:pointInTime \"2024-02-01\"^^xsd:date",
+        # A later claim on another property of the same component is not an input: it must not date the total.
+        "hpc:property hpc:partModel ; hpc:tier tier:reported ; hpc:rank rank:preferred ;"
+        " hpc:value <https://w3id.org/hpckg/id/part/a100> ; hpc:asOf \"2025-09-09\"^^xsd:date"]))
+    [row] = store.query("""
+        SELECT ?asOf WHERE { claim:alpha-accelerator-quantity-derived hpc:asOf ?asOf }""")
+    assert (row["asOf"].value, row["asOf"].datatype.value) == ("2024-02-01", "http://www.w3.org/2001/XMLSchema#date")
+
+
 def test_a_stated_quantity_is_never_overridden_by_nodes_times_per_node():
     store = derive(system("alpha", "one", [
         f"{REPORTED} ; hpc:value 30",
