@@ -420,3 +420,27 @@ claim:stated-count a hpc:Claim ; hpc:about sys:stated ; hpc:property hpc:acceler
     assert len(derived("summed")) == 1 and counts("summed") == derived("summed")
     assert derived("stated") == [], "a stated count is never overridden by the sum of the components"
     assert counts("stated") == [64]
+
+
+def peak_compute(store: Store, slug: str) -> dict | None:
+    rows = list(store.query(f"""
+        SELECT ?value ?asOf WHERE {{
+          ?claim a hpc:DerivedClaim ; hpc:about sys:{slug} ; hpc:property hpc:peakComputeTflopsTensor16 ;
+                 hpc:value ?value ; hpc:asOf ?asOf }}"""))
+    assert len(rows) <= 1, rows
+    return {"value": float(rows[0]["value"].value), "as_of": rows[0]["asOf"].value} if rows else None
+
+
+def test_peak_compute_is_quantity_times_the_parts_peak_once_however_many_dates_a_claim_has():
+    """A claim may carry several of hpc:pointInTime, hpc:startTime and hpc:asOf: the total still counts it once
+    (read as a path, each date made a row, and the sum and the row count doubled, so no total came out) and
+    is as of the latest date of its inputs."""
+    part = ("claim:a100-peak a hpc:Claim ; hpc:about <https://w3id.org/hpckg/id/part/a100> ;"
+            " hpc:property hpc:peakTflopsTensor16 ; hpc:value 312 ; hpc:tier tier:reported ;"
+            " hpc:rank rank:preferred ; prov:hadPrimarySource src:paper ; hpc:asOf \"2020-05-14\"^^xsd:date .\n")
+    store = derive(part + system("alpha", None, [
+        "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:rank rank:preferred ; hpc:value 10 ;"
+        " hpc:asOf \"2023-01-01\"^^xsd:date ; hpc:pointInTime \"2024-06-30\"^^xsd:date",
+        "hpc:property hpc:partModel ; hpc:tier tier:reported ; hpc:rank rank:preferred ;"
+        " hpc:value <https://w3id.org/hpckg/id/part/a100>"]))
+    assert peak_compute(store, "alpha") == {"value": 3120.0, "as_of": "2024-06-30"}
