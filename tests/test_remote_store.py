@@ -85,3 +85,31 @@ def test_remote_syntax_errors_and_unreachable_servers_are_clean(oxigraph_server)
     completed = run_hpckg("query", "-e", "ASK {}", "--store", f"http://127.0.0.1:{_free_port()}/query")
     assert completed.returncode == 2
     assert "cannot reach the SPARQL server" in text(completed)[1]
+
+
+def test_staging_graphs_are_counted_one_by_one_and_a_short_one_stops_the_switch(oxigraph_server):
+    """Before the switch each staging graph's count is checked on the server, one query per graph (one query
+    over all of them outran Virtuoso's time limit at 36 M triples), and a graph holding fewer triples than
+    were sent stops the publish with its name."""
+    import pyoxigraph as ox
+
+    from hpckg.errors import StoreError
+    from hpckg.remotebuild import check_staged, staging_graph
+
+    class Recording(RemoteStore):
+        def query(self, sparql, **options):
+            self.asked.append((sparql, options.get("named_graphs")))
+            return super().query(sparql, **options)
+
+    remote = Recording(f"{oxigraph_server}/query")
+    remote.asked = []
+    full, short = staging_graph(999, "urn:test:full"), staging_graph(999, "urn:test:short")
+    quads = [ox.Quad(ox.NamedNode(f"urn:s{i}"), ox.NamedNode("urn:p"), ox.Literal(str(i)), ox.NamedNode(graph))
+             for graph, count in ((full, 3), (short, 2)) for i in range(count)]
+    remote.load_quads(quads)
+    check_staged(remote, {full: 3, short: 2})
+    assert [graphs for _, graphs in remote.asked] == [[full], [short]]
+    with pytest.raises(StoreError, match=r"holds 2 triples in the staging graph <.*short> where 3 were sent; "
+                                         "the live graphs were left as they were"):
+        check_staged(remote, {full: 3, short: 3})
+    remote.update(f"DROP SILENT GRAPH <{full}> ; DROP SILENT GRAPH <{short}>")

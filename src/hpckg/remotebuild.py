@@ -73,16 +73,23 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
 
 
 def check_staged(remote: RemoteStore, expected: dict[str, int]) -> None:
-    """Refuse to switch unless the server holds every staging graph with as many triples as were sent."""
-    rows = remote.query(f"SELECT ?g (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
-                        f"FILTER(STRSTARTS(STR(?g), \"{STAGING}\")) }} GROUP BY ?g", prefixes=False,
-                        default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=list(expected))
-    found = {row["g"].value: int(row["n"].value) for row in rows}
-    wrong = [g for g, n in expected.items() if n and found.get(g) != n]
-    if wrong:
-        raise StoreError(f"the SPARQL server at {remote.location} holds {found.get(wrong[0], 0)} triples in the "
-                         f"staging graph <{wrong[0]}> where {expected[wrong[0]]} were sent (and {len(wrong) - 1} "
-                         "more graphs differ); the live graphs were left as they were")
+    """Refuse to switch unless the server holds every staging graph with as many triples as were sent.
+    Each graph is counted by a query of its own: one query over every staging graph of the synthetic 10x
+    (36 M triples) outran Virtuoso's query time limit (SR171) after half an hour of loading, where the
+    largest single graph (3 M triples) counts well within it."""
+    for graph, sent in expected.items():
+        if not sent:
+            continue
+        try:
+            [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
+                                 prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[graph])
+        except StoreError as error:
+            raise StoreError(f"could not count the staging graph <{graph}> on the SPARQL server at "
+                             f"{remote.location} ({error}); the live graphs were left as they were") from None
+        found = int(row["n"].value)
+        if found != sent:
+            raise StoreError(f"the SPARQL server at {remote.location} holds {found} triples in the staging graph "
+                             f"<{graph}> where {sent} were sent; the live graphs were left as they were")
 
 
 def discard_staging(remote: RemoteStore) -> None:
