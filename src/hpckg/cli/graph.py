@@ -98,18 +98,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def validate_built_store(args: argparse.Namespace):
     """`hpckg validate --store [PATH]`: today's shapes/ on a store as it was built, read-only and without
     rebuilding it (after a change to a shape, a 10x store takes minutes to validate and half an hour to build)."""
-    from hpckg import project
+    from hpckg.cli.options import store_location
     from hpckg.store import Store
     from hpckg.validate import validate
 
     if args.paths:
         raise InputError("--store validates the built store as it is: build with the extra files first, or "
                          "validate them without --store")
-    location = args.store or project.current().store
-    if isinstance(location, str) and location.startswith(("http://", "https://")):
+    # A bare --store (the empty const) means the project's store, as no --store does for the other commands.
+    location = store_location(argparse.Namespace(store=args.store or None))
+    if not isinstance(location, Path):
         raise InputError(f"--store {location}: validation runs on an embedded store folder; a SPARQL server's "
                          "graph is validated by the build that publishes it (hpckg build --store URL)")
-    store = Store(Path(location), read_only=True)
+    store = Store(location, read_only=True)
     try:
         return validate(store, args.engine)
     finally:
