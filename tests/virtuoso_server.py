@@ -43,7 +43,7 @@ ServerRoot = /var/lib/virtuoso-opensource-7/vsp
 ServerThreads = 10
 [SPARQL]
 ResultSetMaxRows = 1000000
-MaxQueryExecutionTime = 120
+MaxQueryExecutionTime = {query_seconds}
 """
 
 
@@ -54,6 +54,7 @@ class Virtuoso:
     user: str
     password: str
     folder: Path
+    sql_port: int
 
     @property
     def sparql(self) -> str:
@@ -84,18 +85,40 @@ def free_port() -> int:
 
 
 def start_virtuoso(folder: Path, timeout: float = 120, *, buffers: int = 20000,
-                   after_image_limit: int = 2_000_000_000) -> Virtuoso:
+                   after_image_limit: int = 2_000_000_000, query_seconds: int = 120) -> Virtuoso:
     """Start virtuoso-t on free loopback ports, wait until /sparql answers, and give dba a fresh password.
     `buffers` are 8 KiB pages of cache (Virtuoso's guide: about two thirds of the memory to spare); the
     after-image limit is the largest change one transaction may log (the default 50 MB refuses to MOVE a graph
-    of the full import's size, docs/external-stores.md)."""
+    of the full import's size, docs/external-stores.md); `query_seconds` is MaxQueryExecutionTime, the longest
+    any one SPARQL request may run (0: no limit), which also bounds each MOVE of a publish's switch."""
+    server = _launch(folder, free_port(), free_port(), timeout, buffers=buffers,
+                     after_image_limit=after_image_limit, query_seconds=query_seconds)
+    password = secrets.token_hex(8)
+    _isql(server, "dba", f"user_set_password('dba', '{password}');")
+    server.password = password
+    return server
+
+
+def restart_virtuoso(server: Virtuoso, timeout: float = 600, *, buffers: int = 20000,
+                     after_image_limit: int = 2_000_000_000, query_seconds: int = 120) -> Virtuoso:
+    """The same database on the same ports with new settings (the ini is only read at start): a checkpoint
+    and a clean shutdown first, so the restart replays no transaction log."""
+    _isql(server, server.password, "checkpoint;", timeout=3600)
+    _isql(server, server.password, "shutdown;", check=False, timeout=3600)
+    server.process.wait(timeout=timeout)
+    http_port = int(server.base.rsplit(":", 1)[1])
+    restarted = _launch(server.folder, server.sql_port, http_port, timeout, buffers=buffers,
+                        after_image_limit=after_image_limit, query_seconds=query_seconds)
+    restarted.password = server.password
+    return restarted
+
+
+def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, **settings: int) -> Virtuoso:
     binary = require_virtuoso()
-    sql_port, http_port = free_port(), free_port()
     ini = folder / "virtuoso.ini"
-    ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port, buffers=buffers,
-                              dirty_buffers=buffers * 3 // 4, after_image_limit=after_image_limit),
-                   encoding="utf-8")
-    log = (folder / "stdout.log").open("wb")
+    ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port,
+                              dirty_buffers=settings["buffers"] * 3 // 4, **settings), encoding="utf-8")
+    log = (folder / "stdout.log").open("ab")
     process = subprocess.Popen([binary, "+configfile", str(ini), "+foreground"], cwd=folder, stdout=log,
                                stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{http_port}"
@@ -110,12 +133,14 @@ def start_virtuoso(folder: Path, timeout: float = 120, *, buffers: int = 20000,
                 said = (folder / "stdout.log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"virtuoso-t did not start:\n{said}") from None
             time.sleep(0.3)
-    password = secrets.token_hex(8)
+    return Virtuoso(process=process, base=base, user="dba", password="dba", folder=folder, sql_port=sql_port)
+
+
+def _isql(server: Virtuoso, password: str, statement: str, *, check: bool = True, timeout: float = 60) -> None:
     isql = shutil.which("isql-vt") or shutil.which("isql")
     assert isql, "isql-vt (part of virtuoso-opensource) is missing"
-    subprocess.run([isql, f"127.0.0.1:{sql_port}", "dba", "dba", f"exec=user_set_password('dba', '{password}');"],
-                   check=True, capture_output=True, timeout=60)
-    return Virtuoso(process=process, base=base, user="dba", password=password, folder=folder)
+    subprocess.run([isql, f"127.0.0.1:{server.sql_port}", "dba", password, f"exec={statement}"],
+                   check=check, capture_output=True, timeout=timeout)
 
 
 def stop_virtuoso(server: Virtuoso) -> None:
