@@ -232,8 +232,11 @@ def step_build(work: Path, scale: int, staging: str) -> dict:
     summary = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])["summary"]
     where = "memory" if any(m == "deriving and validating in memory" for _, m, _ in lines) else "disk"
     rules = {m.split(":")[0].removeprefix("rule "): t for t, m, _ in lines if m.startswith("rule ")}
+    # A rule's line carries the highest RSS sampled while it ran (since the line before it): which rule holds
+    # the derive phase's peak.
+    rule_peaks = {m.split(":")[0].removeprefix("rule "): rss for _, m, rss in lines if m.startswith("rule ")}
     return {"seconds": round(wall, 1), "peak_rss": peak, "staging": where, "phases": phases(lines),
-            "phase_peak_rss": phase_peaks(lines),
+            "phase_peak_rss": phase_peaks(lines), "rule_peak_rss": rule_peaks,
             "summary": summary, "store_bytes": folder_bytes(generation(project)), "rules_done_at": rules}
 
 

@@ -89,8 +89,17 @@ def build_table(results: dict) -> list[str]:
         for scale, where, b in by_phase:
             lines.append(f"- {scale}× ({where}): "
                          + ", ".join(f"{name} {mb(value)}" for name, value in b["phase_peak_rss"].items())
-                         + f". The peak is set in {peak_phase(b)}.")
+                         + f". The peak is set in {peak_phase(b)}."
+                         + (f" Within derive, the rule that held the most: {peak_rule(b)}." if b.get("rule_peak_rss")
+                            else ""))
     return lines
+
+
+def peak_rule(b: dict) -> str:
+    """The rule whose run saw the highest sampled RSS, with that figure."""
+    peaks = b["rule_peak_rss"]
+    rule = max(peaks, key=peaks.get)
+    return f"`{rule}`, {mb(peaks[rule])}"
 
 
 def peak_phase(b: dict) -> str | None:
@@ -154,7 +163,10 @@ def virtuoso_table(results: dict) -> list[str]:
                   f"The built generation ({v['quads']:,} quads) published to a Virtuoso started for the run by "
                   f"hpckg's own publish (staging graphs, then the switch) in {v['published_seconds']:,.0f} s; each "
                   f"canned query once through `RemoteStore` (SPARQL Protocol over loopback, JSON parsed back), at "
-                  f"most {v['limit_s']:.0f} s, beside its in-process time on the embedded store from the table "
+                  f"most {v['limit_s']:.0f} s"
+                  + (f" (the client's timeout, and Virtuoso's MaxQueryExecutionTime of {v['server_limit_s']} s, set "
+                     "by a restart after a publish that ran with no limit)" if "server_limit_s" in v else "")
+                  + ", beside its in-process time on the embedded store from the table "
                   f"above. Answers compared by value (tests/answers.py digests): {len(same)} the same"
                   + (f", {len(differ)} different ({', '.join(f'`{n}`' for n in differ)})" if differ else "")
                   + "." + dates_apart(v, results[size].get("queries", {})), "",
