@@ -429,8 +429,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
     embedded = read_results(work).get(str(scale), {}).get("queries", {}).get("queries", {})
     # 5.3 GB of cache: Virtuoso's guide for 8 GB to spare. No query time limit while publishing: the switch
     # MOVEs graphs of millions of triples (at 10x one took longer than 120 s), as docs/external-stores.md says.
-    settings = {"buffers": 680_000}
-    server = start_virtuoso(folder, query_seconds=0, **settings)
+    server = start_virtuoso(folder, buffers=680_000, query_seconds=0)
     try:
         writer = RemoteStore(server.sparql, credentials=(server.user, server.password), timeout=6 * 3600)
         started = time.perf_counter()
@@ -438,7 +437,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
         published = time.perf_counter() - started
         # The queries' limit on the server too: a query the client gives up on would otherwise keep running
         # and slow down the ones after it.
-        server = restart_virtuoso(server, query_seconds=math.ceil(limit), **settings)
+        server = restart_virtuoso(server, query_seconds=math.ceil(limit))
         remote = RemoteStore(server.sparql, timeout=limit)
         figures: dict = {}
         for query in canned_queries():

@@ -55,6 +55,8 @@ class Virtuoso:
     password: str
     folder: Path
     sql_port: int
+    http_port: int
+    settings: dict[str, int]  # the ini's buffers, after_image_limit and query_seconds, kept for a restart
 
     @property
     def sparql(self) -> str:
@@ -91,29 +93,27 @@ def start_virtuoso(folder: Path, timeout: float = 120, *, buffers: int = 20000,
     after-image limit is the largest change one transaction may log (the default 50 MB refuses to MOVE a graph
     of the full import's size, docs/external-stores.md); `query_seconds` is MaxQueryExecutionTime, the longest
     any one SPARQL request may run (0: no limit), which also bounds each MOVE of a publish's switch."""
-    server = _launch(folder, free_port(), free_port(), timeout, buffers=buffers,
-                     after_image_limit=after_image_limit, query_seconds=query_seconds)
+    server = _launch(folder, free_port(), free_port(), timeout, password="dba",
+                     settings={"buffers": buffers, "after_image_limit": after_image_limit,
+                               "query_seconds": query_seconds})
     password = secrets.token_hex(8)
-    _isql(server, "dba", f"user_set_password('dba', '{password}');")
+    _isql(server, f"user_set_password('dba', '{password}');")
     server.password = password
     return server
 
 
-def restart_virtuoso(server: Virtuoso, timeout: float = 600, *, buffers: int = 20000,
-                     after_image_limit: int = 2_000_000_000, query_seconds: int = 120) -> Virtuoso:
-    """The same database on the same ports with new settings (the ini is only read at start): a checkpoint
-    and a clean shutdown first, so the restart replays no transaction log."""
-    _isql(server, server.password, "checkpoint;", timeout=3600)
-    _isql(server, server.password, "shutdown;", check=False, timeout=3600)
+def restart_virtuoso(server: Virtuoso, timeout: float = 600, **changes: int) -> Virtuoso:
+    """The same database, ports and password with some settings changed (the ini is only read at start): a
+    checkpoint and a clean shutdown first, so the restart replays no transaction log."""
+    _isql(server, "checkpoint;", timeout=3600)
+    _isql(server, "shutdown;", check=False, timeout=3600)
     server.process.wait(timeout=timeout)
-    http_port = int(server.base.rsplit(":", 1)[1])
-    restarted = _launch(server.folder, server.sql_port, http_port, timeout, buffers=buffers,
-                        after_image_limit=after_image_limit, query_seconds=query_seconds)
-    restarted.password = server.password
-    return restarted
+    return _launch(server.folder, server.sql_port, server.http_port, timeout, password=server.password,
+                   settings={**server.settings, **changes})
 
 
-def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, **settings: int) -> Virtuoso:
+def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, *, password: str,
+            settings: dict[str, int]) -> Virtuoso:
     binary = require_virtuoso()
     ini = folder / "virtuoso.ini"
     ini.write_text(INI.format(folder=folder, sql_port=sql_port, http_port=http_port,
@@ -133,13 +133,14 @@ def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, **setti
                 said = (folder / "stdout.log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"virtuoso-t did not start:\n{said}") from None
             time.sleep(0.3)
-    return Virtuoso(process=process, base=base, user="dba", password="dba", folder=folder, sql_port=sql_port)
+    return Virtuoso(process=process, base=base, user="dba", password=password, folder=folder, sql_port=sql_port,
+                    http_port=http_port, settings=settings)
 
 
-def _isql(server: Virtuoso, password: str, statement: str, *, check: bool = True, timeout: float = 60) -> None:
+def _isql(server: Virtuoso, statement: str, *, check: bool = True, timeout: float = 60) -> None:
     isql = shutil.which("isql-vt") or shutil.which("isql")
     assert isql, "isql-vt (part of virtuoso-opensource) is missing"
-    subprocess.run([isql, f"127.0.0.1:{server.sql_port}", "dba", password, f"exec={statement}"],
+    subprocess.run([isql, f"127.0.0.1:{server.sql_port}", "dba", server.password, f"exec={statement}"],
                    check=check, capture_output=True, timeout=timeout)
 
 
