@@ -432,9 +432,16 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
     server = start_virtuoso(folder, buffers=680_000, query_seconds=0)
     try:
         writer = RemoteStore(server.sparql, credentials=(server.user, server.password), timeout=6 * 3600)
+        said: list[str] = []
+
+        def progress(line: str) -> None:
+            said.append(line)
+            print(f"virtuoso publish: {line}", flush=True)
+
         started = time.perf_counter()
-        publish(local, writer)
+        publish(local, writer, progress=progress)
         published = time.perf_counter() - started
+        switch = next((line for line in reversed(said) if line.startswith("switched")), "")
         # The queries' limit on the server too: a query the client gives up on would otherwise keep running
         # and slow down the ones after it.
         server = restart_virtuoso(server, query_seconds=math.ceil(limit))
@@ -460,7 +467,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
         stop_virtuoso(server)
         local.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return {"published_seconds": round(published, 1), "quads": quads, "limit_s": limit,
+    return {"published_seconds": round(published, 1), "switch": switch, "quads": quads, "limit_s": limit,
             "server_limit_s": math.ceil(limit), "queries": figures}
 
 

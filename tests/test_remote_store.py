@@ -109,7 +109,7 @@ def test_staging_graphs_are_counted_one_by_one_and_a_short_one_stops_the_switch(
     remote.load_quads(quads)
     check_staged(remote, {full: 3, short: 2})
     assert [graphs for _, graphs in remote.asked] == [[full], [short]]
-    with pytest.raises(StoreError, match=r"holds 2 triples in the staging graph <.*short> where 3 were sent; "
+    with pytest.raises(StoreError, match=r"holds 2 triples in the loaded graph <.*short> where 3 were sent; "
                                          "the live graphs were left as they were"):
         check_staged(remote, {full: 3, short: 3})
     remote.update(f"DROP SILENT GRAPH <{full}> ; DROP SILENT GRAPH <{short}>")

@@ -268,15 +268,44 @@ def test_names_with_two_labels_answer_the_same_on_virtuoso(built, seed, tmp_path
         hpckg("build", "--store", built.sparql, env=built.env(), cwd=seed)  # the seed graph again
 
 
-def test_a_switch_the_server_refuses_names_the_setting_and_publishes_nothing(embedded, seed, tmp_path):
-    # Virtuoso logs each MOVE of the switch as one transaction and refuses one whose log outgrows
-    # TransactionAfterImageLimit (SR325): the full import's largest graph does not fit the default 50 MB. A
-    # limit of about 180 bytes per triple of the largest graph lets each graph load (measured: under 145 B a
-    # triple) and refuses its MOVE (over 218 B a triple), as the default does at the full import's size.
+def test_a_first_build_moves_nothing_and_a_killed_one_is_dropped_by_the_next(embedded, seed, tmp_path):
+    # Readers see only the graphs the catalogue lists, so on a server with no build yet every graph is loaded
+    # under its own name: no staging graph, no MOVE, and so no transaction large enough for Virtuoso to refuse.
+    # A first build killed while loading leaves graphs the next build drops before it loads its own.
     largest = max(len(list(embedded.quads(graph=graph))) for graph in embedded.named_graphs())
     (tmp_path / "virtuoso").mkdir()
+    # Virtuoso logs each MOVE as one transaction and refuses one whose log outgrows TransactionAfterImageLimit
+    # (SR325): about 180 bytes per triple of the largest graph lets each graph load (measured: under 145 B a
+    # triple) and refuses its MOVE (over 218 B a triple), as the default 50 MB does at the full import's size.
     server = start_virtuoso(tmp_path / "virtuoso", after_image_limit=180 * largest)
     try:
+        env = {**server.env(), "HPCKG_TEST_PAUSE_AT": "remote-loading"}
+        process = subprocess.Popen([hpckg_executable(), "build", "--store", server.sparql], cwd=seed, env=env,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 240
+            for line in process.stderr:
+                if "paused at remote-loading" in line or time.monotonic() > deadline:
+                    break
+            assert process.poll() is None, "the build ended before it was killed"
+            first = embedded.named_graphs()[0]
+            assert first in reader(server).server_graphs()  # loaded under its own name
+            assert not [g for g in reader(server).server_graphs() if g.startswith(STAGING)]
+            assert reader(server).generation() == 0
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+
+        completed = hpckg("build", "--store", server.sparql, env=server.env(), cwd=seed)
+        assert completed.returncode == 0, completed.stderr
+        assert f"0 moved from staging graphs, {len(embedded.named_graphs())} loaded under their own names" \
+            in completed.stderr
+        after = reader(server)
+        assert after.generation() == 1
+        assert after.named_graphs() == embedded.named_graphs()
+        assert after.triple_count() == embedded.triple_count()  # the killed build's triples were dropped
+
+        # A rebuild stages every graph (each is live) and MOVEs it: the largest first, which is refused.
         completed = hpckg("build", "--store", server.sparql, env=server.env(), cwd=seed)
         assert completed.returncode == 2, completed.stderr
         said = completed.stderr
@@ -284,6 +313,7 @@ def test_a_switch_the_server_refuses_names_the_setting_and_publishes_nothing(emb
         assert f"the largest graph of this build holds {largest:,} triples" in said
         assert "Traceback" not in said
         after = reader(server)
-        assert after.generation() == 0 and after.live_graphs() is None  # nothing switched: no build is live
+        assert after.generation() == 1  # nothing switched: the first build is still the live one
+        assert after.triple_count() == embedded.triple_count()
     finally:
         stop_virtuoso(server)
