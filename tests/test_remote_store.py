@@ -113,3 +113,48 @@ def test_staging_graphs_are_counted_one_by_one_and_a_short_one_stops_the_switch(
                                          "the live graphs were left as they were"):
         check_staged(remote, {full: 3, short: 3})
     remote.update(f"DROP SILENT GRAPH <{full}> ; DROP SILENT GRAPH <{short}>")
+
+
+def test_a_rebuild_keeps_unchanged_graphs_and_publishes_changed_ones(oxigraph_server, tmp_path):
+    """A live graph whose content is what the catalogue recorded at its switch is neither loaded nor moved;
+    a graph changed locally, or changed on the server by hand since its switch, is published again."""
+    import pyoxigraph as ox
+
+    from hpckg.remotebuild import DIGEST, graph_digest, publish
+    from hpckg.store import CATALOGUE_GRAPH, Store
+
+    endpoint = f"{oxigraph_server}/query"
+    build(store_path=str(tmp_path / "built"), validate=False)
+    built = Store(tmp_path / "built", read_only=True)
+    local = Store(None)
+    local.load_quads(built.quads())
+    graphs = local.named_graphs()
+    blank = [g for g in graphs if graph_digest(local.quads(graph=g))[0] is None]
+    said: list[str] = []
+    remote = RemoteStore(endpoint)
+    publish(local, remote, progress=said.append)
+    said.clear()
+
+    publish(local, RemoteStore(endpoint), progress=said.append)  # the same graphs again
+    assert f"({len(graphs)} graphs: {len(graphs) - len(blank)} unchanged, {len(blank)} moved" in said[-1], said
+    reader = RemoteStore(endpoint)
+    assert reader.triple_count() == local.triple_count()
+    recorded = {row["g"].value for row in reader.query(
+        f"SELECT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g <{DIGEST}> ?d }} }}", prefixes=False,
+        default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[CATALOGUE_GRAPH])}
+    assert recorded == set(graphs) - set(blank)
+
+    # one graph changed locally, another on the server behind hpckg's back: both published again
+    changed, tampered = [g for g in graphs if g not in blank][:2]
+    extra = ox.Quad(ox.NamedNode("urn:test:s"), ox.NamedNode("urn:test:p"), ox.Literal("new"), ox.NamedNode(changed))
+    local.load_quads([extra])
+    victim = next(iter(local.quads(graph=tampered)))
+    reader.update(f"DELETE DATA {{ GRAPH <{tampered}> {{ {victim.subject} {victim.predicate} {victim.object} }} }}")
+    said.clear()
+    publish(local, RemoteStore(endpoint), progress=said.append)
+    assert f"{len(graphs) - len(blank) - 2} unchanged, {len(blank) + 2} moved" in said[-1], said
+    after = RemoteStore(endpoint)
+    assert after.triple_count() == local.triple_count()
+    assert bool(after.query(f"ASK {{ GRAPH <{changed}> {{ <urn:test:s> <urn:test:p> \"new\" }} }}"))
+    assert bool(after.query(f"ASK {{ GRAPH <{tampered}> {{ {victim.subject} {victim.predicate} {victim.object} }} }}"))
+    built.close()

@@ -268,7 +268,8 @@ def test_names_with_two_labels_answer_the_same_on_virtuoso(built, seed, tmp_path
         hpckg("build", "--store", built.sparql, env=built.env(), cwd=seed)  # the seed graph again
 
 
-def test_a_first_build_moves_nothing_and_a_killed_one_is_dropped_by_the_next(embedded, seed, tmp_path):
+def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_names_the_setting(
+        embedded, seed, tmp_path):
     # Readers see only the graphs the catalogue lists, so on a server with no build yet every graph is loaded
     # under its own name: no staging graph, no MOVE, and so no transaction large enough for Virtuoso to refuse.
     # A first build killed while loading leaves graphs the next build drops before it loads its own.
@@ -305,7 +306,12 @@ def test_a_first_build_moves_nothing_and_a_killed_one_is_dropped_by_the_next(emb
         assert after.named_graphs() == embedded.named_graphs()
         assert after.triple_count() == embedded.triple_count()  # the killed build's triples were dropped
 
-        # A rebuild stages every graph (each is live) and MOVEs it: the largest first, which is refused.
+        # A rebuild stages each live graph that changed and MOVEs it, the largest first. The same build changes
+        # nothing but its graphs with blank nodes, so the graphs are emptied on the server by hand: then each is
+        # staged again, as on a first build before graphs were loaded under their own names, and the switch is
+        # refused (measured: with only the changed graphs moved, 10 of 25, the limit was not reached).
+        writer = RemoteStore(server.sparql, credentials=(server.user, server.password))
+        writer.update(" ;\n".join(f"CLEAR GRAPH <{graph}>" for graph in embedded.named_graphs()))
         completed = hpckg("build", "--store", server.sparql, env=server.env(), cwd=seed)
         assert completed.returncode == 2, completed.stderr
         said = completed.stderr
@@ -314,6 +320,5 @@ def test_a_first_build_moves_nothing_and_a_killed_one_is_dropped_by_the_next(emb
         assert "Traceback" not in said
         after = reader(server)
         assert after.generation() == 1  # nothing switched: the first build is still the live one
-        assert after.triple_count() == embedded.triple_count()
     finally:
         stop_virtuoso(server)

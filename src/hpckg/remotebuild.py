@@ -4,10 +4,12 @@
 2. Each named graph is loaded over the Graph Store Protocol: a graph the live build has into its staging
    graph, <https://w3id.org/hpckg/graph/staging/<generation>/<graph, percent-encoded>>; a graph it has not
    (every graph of the first build) under its own name, which no reader sees until the catalogue lists it.
-   The server's count of each loaded graph is checked against the local one.
+   A live graph whose content is what the catalogue recorded at its switch (SHA-256 of its N-Triples in
+   store order, hpc:sha256) and whose count on the server still matches is kept as it is: not loaded, not
+   moved. The server's count of each loaded graph is checked against the local one.
 3. One SPARQL Update request switches: MOVE each staging graph onto its graph (the largest first), DROP the
-   graphs the previous build had and this one has not, and rewrite the catalogue graph (sd:namedGraph of each
-   graph, the new generation).
+   graphs the previous build had and this one has not, and rewrite the catalogue graph (sd:namedGraph and
+   hpc:sha256 of each graph, the new generation).
 
 Readers (RemoteStore) query the union of the graphs the catalogue lists, so loaded graphs are never part of
 an answer before the switch; a build killed before step 3 leaves the previous graphs and catalogue as they
@@ -18,16 +20,21 @@ one update request as one transaction (README: "A SPARQL server as the store").
 
 from __future__ import annotations
 
+import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from urllib.parse import quote
 
+import pyoxigraph as ox
+
 from hpckg.errors import StoreError
-from hpckg.namespaces import GRAPH
+from hpckg.namespaces import GRAPH, hpc
 from hpckg.store import CATALOGUE_GRAPH, GENERATION, SD_NAMED_GRAPH, RemoteStore, Store, pause_point
 
 STAGING = GRAPH + "staging/"
-STAGED = "https://w3id.org/hpckg/ontology#stagingGraph"  # catalogue: <catalogue> hpc:stagingGraph <g>
+STAGED = hpc("stagingGraph")  # catalogue: <catalogue> hpc:stagingGraph <g>, listed before <g> is loaded
+DIGEST = hpc("sha256")  # catalogue: <g> hpc:sha256 "hex" for each live graph without blank nodes
+DIGEST_BATCH = 50_000  # triples serialised at a time for a digest, so that a graph of millions is never one string
 
 
 def staging_graph(generation: int, graph: str) -> str:
@@ -42,34 +49,43 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
     discard_staging(remote)
     graphs = local.named_graphs()
     live = set(previous)
+    recorded = published_digests(remote) if live else {}
+    fingerprints = {graph: graph_digest(local.quads(graph=graph)) for graph in graphs}
+    digests = {graph: digest for graph, (digest, _) in fingerprints.items()}
+    kept = unchanged_graphs(remote, {graph: count for graph, (digest, count) in fingerprints.items()
+                                     if graph in live and digest and recorded.get(graph) == digest})
     # Readers query only the graphs the catalogue lists, so a graph the live build does not have can be loaded
     # under its own name: invisible until the switch lists it, and no MOVE to pay for (at the synthetic 10x, a
-    # first publish's 703 MOVEs took longer than loading the graphs). Only a live graph needs a staging copy.
-    loaded = {graph: staging_graph(generation, graph) if graph in live else graph for graph in graphs}
-    fresh = [graph for graph in graphs if graph not in live]
+    # first publish's 703 MOVEs took longer than loading the graphs). Only a changed live graph needs a
+    # staging copy.
+    loaded = {graph: staging_graph(generation, graph) if graph in live else graph
+              for graph in graphs if graph not in kept}
+    fresh = [graph for graph in loaded if graph not in live]
     # Listed before loading so that the next build drops what a killed one left; emptied first in case a graph
     # of that name is on the server without being live (written by something other than an hpckg build).
-    remote.update(" ;\n".join([f"DROP SILENT GRAPH <{graph}>" for graph in fresh]
-                              + [f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ "
-                                 + " ".join(f"<{CATALOGUE_GRAPH}> <{STAGED}> <{g}> ." for g in loaded.values())
-                                 + " } }"]))
+    if loaded:
+        remote.update(" ;\n".join([f"DROP SILENT GRAPH <{graph}>" for graph in fresh]
+                                  + [f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ "
+                                     + " ".join(f"<{CATALOGUE_GRAPH}> <{STAGED}> <{g}> ." for g in loaded.values())
+                                     + " } }"]))
     expected: dict[str, int] = {}
-    for index, graph in enumerate(graphs, start=1):
+    for index, graph in enumerate(loaded, start=1):
         expected[loaded[graph]] = remote.load_quads(local.quads(graph=graph), graph=loaded[graph])
         if index == 1:
             pause_point("remote-loading")
-        if progress and (index % 20 == 0 or index == len(graphs)):
-            progress(f"loaded {index}/{len(graphs)} graphs on {remote.location} ({len(fresh)} under their own "
-                     f"names, the rest into staging graphs)")
+        if progress and (index % 20 == 0 or index == len(loaded)):
+            progress(f"loaded {index}/{len(loaded)} graphs on {remote.location} ({len(fresh)} under their own "
+                     f"names, the rest into staging graphs; {len(kept)} unchanged graphs kept)")
     check_staged(remote, expected)
     pause_point("remote-before-switch")
     # Largest first: a server that caps one transaction's size (Virtuoso's TransactionAfterImageLimit) and
     # runs each operation as its own transaction then refuses the first MOVE, before any graph has changed.
-    staged = sorted((graph for graph in graphs if graph in live), key=lambda graph: -expected[loaded[graph]])
+    staged = sorted((graph for graph in loaded if graph in live), key=lambda graph: -expected[loaded[graph]])
     operations = [f"MOVE SILENT <{loaded[graph]}> TO <{graph}>" for graph in staged]
-    operations += [f"DROP SILENT GRAPH <{graph}>" for graph in previous if graph not in loaded]
+    operations += [f"DROP SILENT GRAPH <{graph}>" for graph in previous if graph not in digests]
     operations.append(f"DROP SILENT GRAPH <{CATALOGUE_GRAPH}>")
     listed = " ".join(f"<{CATALOGUE_GRAPH}> <{SD_NAMED_GRAPH}> <{graph}> ." for graph in graphs)
+    listed += " ".join(f" <{graph}> <{DIGEST}> \"{digest}\" ." for graph, digest in digests.items() if digest)
     operations.append(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ {listed} "
                       f"<{CATALOGUE_GRAPH}> <{GENERATION}> {generation} . }} }}")
     started = time.perf_counter()
@@ -79,10 +95,49 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
         largest = expected[loaded[staged[0]]] if staged else 0
         raise StoreError(switch_refused(error, remote.location, largest)) from None
     if progress:
-        progress(f"switched {remote.location} to generation {generation} ({len(graphs)} graphs: {len(staged)} "
-                 f"moved from staging graphs, {len(fresh)} loaded under their own names; "
+        progress(f"switched {remote.location} to generation {generation} ({len(graphs)} graphs: {len(kept)} "
+                 f"unchanged, {len(staged)} moved from staging graphs, {len(fresh)} loaded under their own names; "
                  f"{time.perf_counter() - started:.2f} s)")
     return generation
+
+
+def graph_digest(quads: Iterable[ox.Quad]) -> tuple[str | None, int]:
+    """SHA-256 of a graph's N-Triples in the order the store gives them (its index order, which depends on
+    the content only), and its number of triples; no digest when it has blank nodes, whose identifiers are
+    new at every build."""
+    digest = hashlib.sha256()
+    batch: list[ox.Triple] = []
+    count = 0
+    for quad in quads:
+        triple = quad.triple
+        if isinstance(triple.subject, ox.BlankNode) or isinstance(triple.object, ox.BlankNode):
+            return None, 0
+        batch.append(triple)
+        count += 1
+        if len(batch) == DIGEST_BATCH:
+            digest.update(ox.serialize(batch, format=ox.RdfFormat.N_TRIPLES))
+            batch.clear()
+    digest.update(ox.serialize(batch, format=ox.RdfFormat.N_TRIPLES))
+    return digest.hexdigest(), count
+
+
+def published_digests(remote: RemoteStore) -> dict[str, str]:
+    """The digest the catalogue recorded for each live graph at its switch."""
+    rows = remote.query(f"SELECT ?g ?d WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g <{DIGEST}> ?d }} }}",
+                        prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[CATALOGUE_GRAPH])
+    return {row["g"].value: row["d"].value for row in rows}
+
+
+def unchanged_graphs(remote: RemoteStore, candidates: dict[str, int]) -> set[str]:
+    """Of the live graphs whose digest is unchanged (with their local counts), those the server still holds
+    as many triples of: a graph changed on the server by hand since its switch is published again."""
+    kept = set()
+    for graph, count in sorted(candidates.items()):
+        [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
+                             prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[graph])
+        if int(row["n"].value) == count:
+            kept.add(graph)
+    return kept
 
 
 def check_staged(remote: RemoteStore, expected: dict[str, int]) -> None:
