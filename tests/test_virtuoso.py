@@ -293,6 +293,11 @@ def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_na
             assert first in reader(server).server_graphs()  # loaded under its own name
             assert not [g for g in reader(server).server_graphs() if g.startswith(STAGING)]
             assert reader(server).generation() == 0
+            # the catalogue lists what is being loaded and no build yet: readers see an empty dataset, not the
+            # whole server (which is what a server with no catalogue at all is queried as)
+            assert reader(server).live_graphs() == []
+            assert reader(server).triple_count() == 0
+            assert not reader(server).query("ASK { ?s ?p ?o }", prefixes=False)
         finally:
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)

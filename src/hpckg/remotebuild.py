@@ -29,10 +29,9 @@ import pyoxigraph as ox
 
 from hpckg.errors import StoreError
 from hpckg.namespaces import GRAPH, hpc
-from hpckg.store import CATALOGUE_GRAPH, GENERATION, SD_NAMED_GRAPH, RemoteStore, Store, pause_point
+from hpckg.store import CATALOGUE_GRAPH, GENERATION, NO_GRAPH, SD_NAMED_GRAPH, STAGED, RemoteStore, Store, pause_point
 
 STAGING = GRAPH + "staging/"
-STAGED = hpc("stagingGraph")  # catalogue: <catalogue> hpc:stagingGraph <g>, listed before <g> is loaded
 DIGEST = hpc("sha256")  # catalogue: <g> hpc:sha256 "hex" for each live graph without blank nodes
 DIGEST_BATCH = 50_000  # triples serialised at a time for a digest, so that a graph of millions is never one string
 
@@ -124,7 +123,7 @@ def graph_digest(quads: Iterable[ox.Quad]) -> tuple[str | None, int]:
 def published_digests(remote: RemoteStore) -> dict[str, str]:
     """The digest the catalogue recorded for each live graph at its switch."""
     rows = remote.query(f"SELECT ?g ?d WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ ?g <{DIGEST}> ?d }} }}",
-                        prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[CATALOGUE_GRAPH])
+                        prefixes=False, default_graph=[NO_GRAPH], named_graphs=[CATALOGUE_GRAPH])
     return {row["g"].value: row["d"].value for row in rows}
 
 
@@ -134,7 +133,7 @@ def unchanged_graphs(remote: RemoteStore, candidates: dict[str, int]) -> set[str
     kept = set()
     for graph, count in sorted(candidates.items()):
         [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
-                             prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[graph])
+                             prefixes=False, default_graph=[NO_GRAPH], named_graphs=[graph])
         if int(row["n"].value) == count:
             kept.add(graph)
     return kept
@@ -150,7 +149,7 @@ def check_staged(remote: RemoteStore, expected: dict[str, int]) -> None:
             continue
         try:
             [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
-                                 prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[graph])
+                                 prefixes=False, default_graph=[NO_GRAPH], named_graphs=[graph])
         except StoreError as error:
             raise StoreError(f"could not count the loaded graph <{graph}> on the SPARQL server at "
                              f"{remote.location} ({error}); the live graphs were left as they were") from None
@@ -164,7 +163,7 @@ def discard_staging(remote: RemoteStore) -> None:
     """Drop the graphs a killed build loaded or was about to load (listed in the catalogue before loading):
     staging graphs, and graphs loaded under their own names that the switch never made live."""
     rows = remote.query(f"SELECT ?s WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> <{STAGED}> ?s }} }}",
-                        prefixes=False, default_graph=[CATALOGUE_GRAPH + "#none"], named_graphs=[CATALOGUE_GRAPH])
+                        prefixes=False, default_graph=[NO_GRAPH], named_graphs=[CATALOGUE_GRAPH])
     live = set(remote.live_graphs() or [])
     left = [row["s"].value for row in rows if row["s"].value not in live]  # never a graph readers see
     if left:

@@ -281,6 +281,9 @@ class Store:
 CATALOGUE_GRAPH = "https://w3id.org/hpckg/graph/catalogue"
 SD_NAMED_GRAPH = "http://www.w3.org/ns/sparql-service-description#namedGraph"
 GENERATION = "http://purl.org/dc/terms/identifier"
+# <catalogue> hpc:stagingGraph <g>: a graph a build is loading, listed before it is loaded (hpckg.remotebuild)
+STAGED = "https://w3id.org/hpckg/ontology#stagingGraph"
+NO_GRAPH = CATALOGUE_GRAPH + "#none"  # named in a request's dataset to make its default graph empty
 CREDENTIALS_HINT = ("; give the server's user and password in HPCKG_STORE_USER and HPCKG_STORE_PASSWORD, or "
                     "in a file named by the configuration's store_credentials")
 GRAPH_STORE_BATCH = 50_000  # triples per Graph Store request: big enough to be fast, small enough to retry
@@ -310,6 +313,7 @@ class RemoteStore:
         self.timeout = timeout
         self.path = None
         self._live: list[str] | None = None
+        self._catalogued = False
 
     @property
     def location(self) -> str:
@@ -359,13 +363,15 @@ class RemoteStore:
             raise StoreError(f"cannot reach the SPARQL server at {url}: {error}") from None
 
     def live_graphs(self) -> list[str] | None:
-        """The named graphs of the build this reader sees (read from the catalogue graph once), or None
-        when the server holds no catalogue (a dataset hpckg did not build)."""
+        """The named graphs of the build this reader sees (read from the catalogue graph once): none while a
+        first build is loading, and None when the server holds no catalogue (a dataset hpckg did not build)."""
         if self._live is None:
-            rows = self._select(f"SELECT ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> "
-                                f"<{SD_NAMED_GRAPH}> ?g }} }}", named_graphs=[CATALOGUE_GRAPH])
-            self._live = sorted(row["g"].value for row in rows)
-        return self._live or None
+            rows = self._select(f"SELECT ?p ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> ?p ?g "
+                                f"VALUES ?p {{ <{SD_NAMED_GRAPH}> <{STAGED}> }} }} }}", named_graphs=[CATALOGUE_GRAPH])
+            found = [(row["p"].value, row["g"].value) for row in rows]
+            self._live = sorted(g for p, g in found if p == SD_NAMED_GRAPH)
+            self._catalogued = bool(found)
+        return self._live if self._catalogued else None
 
     def follow(self) -> None:
         """Read the catalogue of live graphs again on the next query (to see a build published since)."""
@@ -401,12 +407,13 @@ class RemoteStore:
         `default_graph` or `named_graphs` say otherwise."""
         live = self.live_graphs()
         if live is not None:
+            # no graph named would mean every graph on the server: a catalogue with no build yet names NO_GRAPH
             if default_graph is None and union:
-                default_graph = live
+                default_graph = live or [NO_GRAPH]
             if named_graphs is None:
-                named_graphs = live
+                named_graphs = live or [NO_GRAPH]
                 if default_graph is None:  # union=False: the default graph is empty, not the whole server
-                    default_graph = [CATALOGUE_GRAPH + "#none"]
+                    default_graph = [NO_GRAPH]
         return self._select(sparql_prefixes() + sparql if prefixes else sparql, default_graph=default_graph,
                             named_graphs=named_graphs)
 
