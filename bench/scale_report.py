@@ -159,7 +159,7 @@ def virtuoso_table(results: dict) -> list[str]:
         embedded = results[size].get("queries", {}).get("queries", {})
         same = [n for n, f in v["queries"].items() if f.get("same_as_embedded")]
         differ = [n for n, f in v["queries"].items() if f.get("same_as_embedded") is False]
-        lines += [f"### The embedded store and Virtuoso 7 on the synthetic {size}×", "",
+        lines += ([""] if lines else []) + [f"### The embedded store and Virtuoso 7 on the synthetic {size}×", "",
                   f"The built generation ({v['quads']:,} quads) published to a Virtuoso started for the run by "
                   f"hpckg's own publish in {v['published_seconds']:,.0f} s ({publish_said(v)}); each "
                   f"canned query once through `RemoteStore` (SPARQL Protocol over loopback, JSON parsed back), at "
@@ -176,7 +176,8 @@ def virtuoso_table(results: dict) -> list[str]:
             e = embedded.get(name, {}).get("ms")
             shown = f"{e:,}" if e is not None else "stopped"
             if f.get("ms") is None:
-                lines.append(f"| `{name}` | {shown} | {server_error(f.get('error', 'failed'))} | — | — |")
+                lines.append(f"| `{name}` | {shown} | {server_error(f.get('error', 'failed'), v.get('limit_s'))} "
+                             "| — | — |")
                 continue
             ratio = f"{f['ms'] / e:.2f}×" if e else "—"
             answer = {True: "yes", False: "NO", None: "—"}[f.get("same_as_embedded")]
@@ -191,7 +192,7 @@ def publish_said(virtuoso: dict) -> str:
     if not found:
         return "every graph into a staging graph, then the switch"
     kind = "a first publish" if found.group(1) == "1" else f"publish number {found.group(1)}"
-    return f"{kind}: " + found.group(2).replace("; ", ", switch ")
+    return f"{kind} of " + found.group(2).replace("; ", ", switch ")
 
 
 def dates_apart(virtuoso: dict, queries: dict) -> str:
@@ -205,8 +206,10 @@ def dates_apart(virtuoso: dict, queries: dict) -> str:
             "ratios as indications only.")
 
 
-def server_error(said: str) -> str:
-    """The server's own error code and words, short enough for a table cell."""
+def server_error(said: str, limit: float | None = None) -> str:
+    """The server's own error code and words, short enough for a table cell; a client timeout as such."""
+    if "timed out" in said and "SR171" not in said:
+        return f"stopped at {limit:.0f} s" if limit else "stopped (client timeout)"
     found = re.search(r"(S[A-Z0-9]{4}|SR\d+|MTXNA)\b.*?(?=\\n|$)", said)
     return (found.group(0) if found else said)[:80].replace("|", "/")
 
@@ -466,6 +469,6 @@ def not_measured(results: dict) -> list[str]:
             lines.append(f"- {s}×: {', '.join(missing)} not run.")
     on_virtuoso = [f"{s}×" for s in sizes if "virtuoso" in results[str(s)]]
     lines.append("- The embedded store against Virtuoso on the synthetic graphs: "
-                 + (f"run at {', '.join(on_virtuoso)} only" if on_virtuoso else "not run")
+                 + (f"run at {' and '.join(on_virtuoso)}" if on_virtuoso else "not run")
                  + "; the engines section above compares them on the replicated curated data at 1× and 10×.")
     return lines
