@@ -12,6 +12,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -36,6 +38,25 @@ def virtuoso(tmp_path_factory) -> Virtuoso:
 def hpckg(*args: str, env: dict[str, str], cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
     return subprocess.run([hpckg_executable(), *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout, check=False)
+
+
+@contextmanager
+def build_paused_while_loading(server: Virtuoso, project: Path) -> Iterator[None]:
+    """`hpckg build --store` into `server`, held once it has loaded its first graph, and SIGKILLed after the
+    block."""
+    env = {**server.env(), "HPCKG_TEST_PAUSE_AT": "remote-loading"}
+    process = subprocess.Popen([hpckg_executable(), "build", "--store", server.sparql], cwd=project, env=env,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        for line in process.stderr:
+            if "paused at remote-loading" in line or time.monotonic() > deadline:
+                break
+        assert process.poll() is None, "the build ended before it was killed"
+        yield
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def reader(server: Virtuoso) -> RemoteStore:
@@ -134,20 +155,9 @@ def test_a_build_killed_while_it_loads_leaves_the_previous_graphs(built, embedde
     before = reader(built)
     generation, graphs, triples = before.generation(), before.named_graphs(), before.triple_count()
     acme = sorted(answer(before.query(canned("acme-total"), prefixes=False))[1])
-    env = {**built.env(), "HPCKG_TEST_PAUSE_AT": "remote-loading"}
-    process = subprocess.Popen([hpckg_executable(), "build", "--store", built.sparql], cwd=seed, env=env,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 240
-        for line in process.stderr:
-            if "paused at remote-loading" in line or time.monotonic() > deadline:
-                break
-        assert process.poll() is None, "the build ended before it was killed"
+    with build_paused_while_loading(built, seed):
         # it has loaded a staging graph: the server holds it, readers do not see it
         assert [g for g in reader(built).server_graphs() if g.startswith(STAGING)]
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
     after = reader(built)
     assert after.generation() == generation
     assert after.named_graphs() == graphs
@@ -280,15 +290,7 @@ def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_na
     # triple) and refuses its MOVE (over 218 B a triple), as the default 50 MB does at the full import's size.
     server = start_virtuoso(tmp_path / "virtuoso", after_image_limit=180 * largest)
     try:
-        env = {**server.env(), "HPCKG_TEST_PAUSE_AT": "remote-loading"}
-        process = subprocess.Popen([hpckg_executable(), "build", "--store", server.sparql], cwd=seed, env=env,
-                                   stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 240
-            for line in process.stderr:
-                if "paused at remote-loading" in line or time.monotonic() > deadline:
-                    break
-            assert process.poll() is None, "the build ended before it was killed"
+        with build_paused_while_loading(server, seed):
             first = embedded.named_graphs()[0]
             assert first in reader(server).server_graphs()  # loaded under its own name
             assert not [g for g in reader(server).server_graphs() if g.startswith(STAGING)]
@@ -298,9 +300,6 @@ def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_na
             assert reader(server).live_graphs() == []
             assert reader(server).triple_count() == 0
             assert not reader(server).query("ASK { ?s ?p ?o }", prefixes=False)
-        finally:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=30)
 
         completed = hpckg("build", "--store", server.sparql, env=server.env(), cwd=seed)
         assert completed.returncode == 0, completed.stderr

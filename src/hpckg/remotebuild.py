@@ -157,13 +157,14 @@ def published_digests(remote: RemoteStore) -> dict[str, str]:
 def unchanged_graphs(remote: RemoteStore, candidates: dict[str, int]) -> set[str]:
     """Of the live graphs whose digest is unchanged (with their local counts), those the server still holds
     as many triples of: a graph changed on the server by hand since its switch is published again."""
-    kept = set()
-    for graph, count in sorted(candidates.items()):
-        [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
-                             prefixes=False, default_graph=[NO_GRAPH], named_graphs=[graph])
-        if int(row["n"].value) == count:
-            kept.add(graph)
-    return kept
+    return {graph for graph, count in sorted(candidates.items()) if count_on_server(remote, graph) == count}
+
+
+def count_on_server(remote: RemoteStore, graph: str) -> int:
+    """How many triples the server holds in one graph, counted by a query of its own (see check_staged)."""
+    [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
+                         prefixes=False, default_graph=[NO_GRAPH], named_graphs=[graph])
+    return int(row["n"].value)
 
 
 def check_staged(remote: RemoteStore, expected: dict[str, int]) -> None:
@@ -175,12 +176,10 @@ def check_staged(remote: RemoteStore, expected: dict[str, int]) -> None:
         if not sent:
             continue
         try:
-            [row] = remote.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}",
-                                 prefixes=False, default_graph=[NO_GRAPH], named_graphs=[graph])
+            found = count_on_server(remote, graph)
         except StoreError as error:
             raise StoreError(f"could not count the loaded graph <{graph}> on the SPARQL server at "
                              f"{remote.location} ({error}); the live graphs were left as they were") from None
-        found = int(row["n"].value)
         if found != sent:
             raise StoreError(f"the SPARQL server at {remote.location} holds {found} triples in the loaded graph "
                              f"<{graph}> where {sent} were sent; the live graphs were left as they were")
