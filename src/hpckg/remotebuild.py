@@ -7,14 +7,16 @@
    A live graph whose content is what the catalogue recorded at its switch (SHA-256 of its N-Triples in
    store order, hpc:sha256) and whose count on the server still matches is kept as it is: not loaded, not
    moved. The server's count of each loaded graph is checked against the local one.
-3. One SPARQL Update request switches: MOVE each staging graph onto its graph (the largest first), DROP the
+3. On a server with graph groups (Virtuoso), a group <https://w3id.org/hpckg/graph/group/<generation>> is
+   made of the build's graphs, for readers to name as their default graph in place of the list of graphs.
+4. One SPARQL Update request switches: MOVE each staging graph onto its graph (the largest first), DROP the
    graphs the previous build had and this one has not, and rewrite the catalogue graph (sd:namedGraph and
-   hpc:sha256 of each graph, the new generation).
+   hpc:sha256 of each graph, the graph group, the new generation).
 
 Readers (RemoteStore) query the union of the graphs the catalogue lists, so loaded graphs are never part of
-an answer before the switch; a build killed before step 3 leaves the previous graphs and catalogue as they
+an answer before the switch; a build killed before step 4 leaves the previous graphs and catalogue as they
 were. A MOVE costs the server about as much as loading the graph again (docs/external-stores.md), which is
-why only graphs a reader can see are staged. What a reader sees during step 3 depends on the server running
+why only graphs a reader can see are staged. What a reader sees during step 4 depends on the server running
 one update request as one transaction (README: "A SPARQL server as the store").
 """
 
@@ -29,9 +31,21 @@ import pyoxigraph as ox
 
 from hpckg.errors import StoreError
 from hpckg.namespaces import GRAPH, hpc
-from hpckg.store import CATALOGUE_GRAPH, GENERATION, NO_GRAPH, SD_NAMED_GRAPH, STAGED, RemoteStore, Store, pause_point
+from hpckg.servers import GROUP_CREATE, GROUP_DROP, GROUP_INSERT
+from hpckg.store import (
+    CATALOGUE_GRAPH,
+    GENERATION,
+    GRAPH_GROUP,
+    NO_GRAPH,
+    SD_NAMED_GRAPH,
+    STAGED,
+    RemoteStore,
+    Store,
+    pause_point,
+)
 
 STAGING = GRAPH + "staging/"
+GROUPS = GRAPH + "group/"
 DIGEST = hpc("sha256")  # catalogue: <g> hpc:sha256 "hex" for each live graph without blank nodes
 DIGEST_BATCH = 50_000  # triples serialised at a time for a digest, so that a graph of millions is never one string
 
@@ -40,12 +54,22 @@ def staging_graph(generation: int, graph: str) -> str:
     return f"{STAGING}{generation}/{quote(graph, safe='')}"
 
 
+def graph_group(generation: int) -> str:
+    return f"{GROUPS}{generation}"
+
+
 def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None] | None = None) -> int:
     """Load every named graph of `local` into `remote` beside the live graphs and switch to them; returns
     the new generation number."""
     previous = remote.live_graphs() or []
     generation = remote.generation() + 1
     discard_staging(remote)
+    groups = remote.profile.graph_groups
+    if groups:
+        # a group a killed build of this generation made, and the one the previous switch replaced (readers
+        # have had that build's lifetime to follow the catalogue to its successor)
+        for stale in (generation, generation - 2):
+            remote.call(GROUP_DROP.format(group=graph_group(stale)))
     graphs = local.named_graphs()
     live = set(previous)
     recorded = published_digests(remote) if live else {}
@@ -79,6 +103,10 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
             progress(f"loaded {index}/{len(loaded)} graphs on {remote.location} ({len(fresh)} under their own "
                      f"names, the rest into staging graphs; {len(kept)} unchanged graphs kept)")
     check_staged(remote, expected)
+    group = graph_group(generation) if groups and graphs else None
+    if group:
+        remote.call(GROUP_CREATE.format(group=group))
+        remote.call(GROUP_INSERT.format(group=group, members=" ".join(f'"{graph}"' for graph in graphs)))
     pause_point("remote-before-switch")
     # Largest first: a server that caps one transaction's size (Virtuoso's TransactionAfterImageLimit) and
     # runs each operation as its own transaction then refuses the first MOVE, before any graph has changed.
@@ -88,6 +116,8 @@ def publish(local: Store, remote: RemoteStore, *, progress: Callable[[str], None
     operations.append(f"DROP SILENT GRAPH <{CATALOGUE_GRAPH}>")
     listed = " ".join(f"<{CATALOGUE_GRAPH}> <{SD_NAMED_GRAPH}> <{graph}> ." for graph in graphs)
     listed += " ".join(f" <{graph}> <{DIGEST}> \"{digest}\" ." for graph, digest in digests.items() if digest)
+    if group:
+        listed += f" <{CATALOGUE_GRAPH}> <{GRAPH_GROUP}> <{group}> ."
     operations.append(f"INSERT DATA {{ GRAPH <{CATALOGUE_GRAPH}> {{ {listed} "
                       f"<{CATALOGUE_GRAPH}> <{GENERATION}> {generation} . }} }}")
     started = time.perf_counter()

@@ -34,6 +34,7 @@ class ServerProfile:
     update: str
     graph_store: str
     auth: str  # "none", "basic" or "digest": what the update and graph store endpoints want
+    graph_groups: bool = False  # can name a set of graphs by one IRI for a request's default graph (Virtuoso)
 
     def endpoints(self, query_url: str) -> tuple[str, str]:
         """The update and graph store URLs of the server whose query URL is `query_url`."""
@@ -46,7 +47,7 @@ class ServerProfile:
 # against real servers (tests/test_remote_store.py, tests/test_virtuoso.py).
 PROFILES: dict[str, ServerProfile] = {profile.name: profile for profile in (
     ServerProfile("virtuoso", recognise=r"^/sparql/?$", update="{parent}/sparql-auth",
-                  graph_store="{parent}/sparql-graph-crud-auth", auth="digest"),
+                  graph_store="{parent}/sparql-graph-crud-auth", auth="digest", graph_groups=True),
     ServerProfile("graphdb", recognise=r"/repositories/[^/]+/?$", update="{query}/statements",
                   graph_store="{query}/rdf-graphs/service", auth="basic"),
     ServerProfile("oxigraph", recognise=r"^/query/?$", update="{parent}/update", graph_store="{parent}/store",
@@ -87,3 +88,12 @@ def credentials(file: Path | None = None) -> tuple[str, str] | None:
     if not sep or not user:
         raise StoreError(f"{file}: the store credentials are one line `user:password`")
     return user, password
+
+
+# Virtuoso graph groups (one IRI standing for a set of graphs) are made by SQL procedures, which Virtuoso lets
+# a SPARQL query call as sql: functions; run as the store's user on the authenticated endpoint (anonymous
+# readers may not: SR186), they need no SQL connection. The `sql:DB.DBA.` spelling is refused. The quiet flag
+# (1) makes creating an existing group or dropping a missing one no error.
+GROUP_CREATE = 'SELECT (<sql:RDF_GRAPH_GROUP_CREATE>("{group}", 1) AS ?done) WHERE {{}}'
+GROUP_INSERT = 'SELECT (<sql:RDF_GRAPH_GROUP_INS>("{group}", ?g) AS ?done) WHERE {{ VALUES ?g {{ {members} }} }}'
+GROUP_DROP = 'SELECT (<sql:RDF_GRAPH_GROUP_DROP>("{group}", 1) AS ?done) WHERE {{}}'

@@ -283,6 +283,8 @@ SD_NAMED_GRAPH = "http://www.w3.org/ns/sparql-service-description#namedGraph"
 GENERATION = "http://purl.org/dc/terms/identifier"
 # <catalogue> hpc:stagingGraph <g>: a graph a build is loading, listed before it is loaded (hpckg.remotebuild)
 STAGED = "https://w3id.org/hpckg/ontology#stagingGraph"
+# <catalogue> hpc:graphGroup <group>: one IRI a server (Virtuoso) lets a request name for all the build's graphs
+GRAPH_GROUP = "https://w3id.org/hpckg/ontology#graphGroup"
 NO_GRAPH = CATALOGUE_GRAPH + "#none"  # named in a request's dataset to make its default graph empty
 CREDENTIALS_HINT = ("; give the server's user and password in HPCKG_STORE_USER and HPCKG_STORE_PASSWORD, or "
                     "in a file named by the configuration's store_credentials")
@@ -297,6 +299,8 @@ class RemoteStore:
     the server's profile (hpckg.servers) unless given. Queries see as their default graph the union of the
     named graphs the catalogue graph lists, read once when the first query is made (like an embedded store's
     generation: a reader stays on the graphs it found); a server without a catalogue is queried as it is.
+    Where the catalogue names a graph group for them (Virtuoso), the default graph is that one IRI: Virtuoso
+    answers a request that lists hundreds of graphs as its default graph many times slower.
     """
 
     def __init__(self, endpoint: str, *, update_endpoint: str | None = None, graph_store: str | None = None,
@@ -313,22 +317,24 @@ class RemoteStore:
         self.timeout = timeout
         self.path = None
         self._live: list[str] | None = None
+        self._group: str | None = None
         self._catalogued = False
 
     @property
     def location(self) -> str:
         return self.endpoint
 
-    def _wrapper(self, url: str, text: str, *, update: bool = False):
-        """A SPARQLWrapper client for one request (the SPARQL 1.1 Protocol, POSTed URL-encoded)."""
+    def _wrapper(self, url: str, text: str, *, update: bool = False, authenticated: bool = False):
+        """A SPARQLWrapper client for one request to `url` (the SPARQL 1.1 Protocol, POSTed URL-encoded),
+        with the store's credentials when it is an update or `authenticated`."""
         from SPARQLWrapper import BASIC, DIGEST, POST, SPARQLWrapper
 
-        wrapper = SPARQLWrapper(self.endpoint, updateEndpoint=self.update_endpoint)
+        wrapper = SPARQLWrapper(url, updateEndpoint=url)
         wrapper.setMethod(POST)
         wrapper.setTimeout(int(self.timeout))
         wrapper.setOnlyConneg(True)  # ask by Accept header only, as the protocol says; no format= parameter
         wrapper.setQuery(text)
-        if update and self.auth != "none" and self.credentials:
+        if (update or authenticated) and self.auth != "none" and self.credentials:
             wrapper.setHTTPAuth(DIGEST if self.auth == "digest" else BASIC)
             wrapper.setCredentials(*self.credentials)
         if not update:
@@ -367,11 +373,22 @@ class RemoteStore:
         first build is loading, and None when the server holds no catalogue (a dataset hpckg did not build)."""
         if self._live is None:
             rows = self._select(f"SELECT ?p ?g WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> ?p ?g "
-                                f"VALUES ?p {{ <{SD_NAMED_GRAPH}> <{STAGED}> }} }} }}", named_graphs=[CATALOGUE_GRAPH])
+                                f"VALUES ?p {{ <{SD_NAMED_GRAPH}> <{STAGED}> <{GRAPH_GROUP}> }} }} }}",
+                                named_graphs=[CATALOGUE_GRAPH])
             found = [(row["p"].value, row["g"].value) for row in rows]
             self._live = sorted(g for p, g in found if p == SD_NAMED_GRAPH)
+            self._group = next((g for p, g in found if p == GRAPH_GROUP), None) if self._live else None
             self._catalogued = bool(found)
         return self._live if self._catalogued else None
+
+    def default_graph(self) -> list[str] | None:
+        """The default graph of a query that names none: the graph group standing for the build's graphs,
+        else their list (NO_GRAPH while a first build loads: no graph named would mean every graph on the
+        server), else None (no catalogue: the server's own default graph)."""
+        live = self.live_graphs()
+        if live is None:
+            return None
+        return [self._group] if self._group else live or [NO_GRAPH]
 
     def follow(self) -> None:
         """Read the catalogue of live graphs again on the next query (to see a build published since)."""
@@ -384,13 +401,14 @@ class RemoteStore:
         return max((int(row["n"].value) for row in rows), default=0)
 
     def _select(self, sparql: str, *, default_graph: list[str] | None = None,
-                named_graphs: list[str] | None = None) -> QueryResult:
-        wrapper = self._wrapper(self.endpoint, sparql)
+                named_graphs: list[str] | None = None, authenticated: bool = False) -> QueryResult:
+        url = self.update_endpoint if authenticated else self.endpoint
+        wrapper = self._wrapper(url, sparql, authenticated=authenticated)
         for graph in default_graph or []:
             wrapper.addParameter("default-graph-uri", graph)
         for graph in named_graphs or []:
             wrapper.addParameter("named-graph-uri", graph)
-        data = self._send(wrapper, self.endpoint)
+        data = self._send(wrapper, url)
         if data.lstrip().startswith(b"{"):
             if b'"bnode"' in data or b'"lang"' in data or b'"__ASK_RETVAL"' in data:
                 data = _standard_json(data)
@@ -409,7 +427,7 @@ class RemoteStore:
         if live is not None:
             # no graph named would mean every graph on the server: a catalogue with no build yet names NO_GRAPH
             if default_graph is None and union:
-                default_graph = live or [NO_GRAPH]
+                default_graph = self.default_graph()
             if named_graphs is None:
                 named_graphs = live or [NO_GRAPH]
                 if default_graph is None:  # union=False: the default graph is empty, not the whole server
@@ -421,6 +439,11 @@ class RemoteStore:
         self._send(self._wrapper(self.update_endpoint, sparql_prefixes() + sparql, update=True),
                    self.update_endpoint)
         self._live = None
+
+    def call(self, sparql: str) -> QueryResult:
+        """Run a query as the store's user on the update endpoint: for a server whose administration is
+        reached through functions a query calls (Virtuoso's graph groups, hpckg.remotebuild)."""
+        return self._select(sparql, authenticated=True)
 
     def _graph_store(self, graph: str | None, payload: bytes) -> None:
         """POST triples into a graph with the Graph Store HTTP Protocol."""
