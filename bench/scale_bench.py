@@ -468,7 +468,8 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
         local.close()
         shutil.rmtree(folder, ignore_errors=True)
     return {"published_seconds": round(published, 1), "switch": switch, "quads": quads, "limit_s": limit,
-            "server_limit_s": math.ceil(limit), "queries": figures}
+            "server_limit_s": math.ceil(limit), "queries": figures,
+            "default_graph": "graph group" if remote.graph_group else "graphs listed"}
 
 
 PYSHACL = """

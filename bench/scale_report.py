@@ -162,7 +162,12 @@ def virtuoso_table(results: dict) -> list[str]:
         lines += ([""] if lines else []) + [f"### The embedded store and Virtuoso 7 on the synthetic {size}×", "",
                   f"The built generation ({v['quads']:,} quads) published to a Virtuoso started for the run by "
                   f"hpckg's own publish in {v['published_seconds']:,.0f} s ({publish_said(v)}); each "
-                  f"canned query once through `RemoteStore` (SPARQL Protocol over loopback, JSON parsed back), at "
+                  f"canned query once through `RemoteStore` (SPARQL Protocol over loopback, JSON parsed back"
+                  + {"graph group": "; the default graph named as the build's Virtuoso graph group, "
+                                    "HPCKG_STORE_GRAPH_GROUP=1",
+                     "graphs listed": "; the build's graphs listed as the default graph"}.get(
+                         v.get("default_graph", ""), "")
+                  + "), at "
                   f"most {v['limit_s']:.0f} s"
                   + (f" (the client's timeout, and Virtuoso's MaxQueryExecutionTime of {v['server_limit_s']} s, set "
                      "by a restart after a publish that ran with no limit)" if "server_limit_s" in v else "")

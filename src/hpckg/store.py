@@ -299,13 +299,16 @@ class RemoteStore:
     the server's profile (hpckg.servers) unless given. Queries see as their default graph the union of the
     named graphs the catalogue graph lists, read once when the first query is made (like an embedded store's
     generation: a reader stays on the graphs it found); a server without a catalogue is queried as it is.
-    Where the catalogue names a graph group for them (Virtuoso), the default graph is that one IRI: Virtuoso
-    answers a request that lists hundreds of graphs as its default graph many times slower.
+    Where the catalogue names a graph group for them (Virtuoso) and `graph_group` (default: the environment's
+    HPCKG_STORE_GRAPH_GROUP) asks for it, the default graph is that one IRI: Virtuoso answers per-entity queries
+    that list hundreds of graphs as the default graph many times slower, but some aggregates slower with the
+    group (hpckg.servers.graph_group_wanted).
     """
 
     def __init__(self, endpoint: str, *, update_endpoint: str | None = None, graph_store: str | None = None,
-                 credentials: tuple[str, str] | None = None, auth: str | None = None, timeout: float = 120.0):
-        from hpckg.servers import profile_for
+                 credentials: tuple[str, str] | None = None, auth: str | None = None, timeout: float = 120.0,
+                 graph_group: bool | None = None):
+        from hpckg.servers import graph_group_wanted, profile_for
 
         self.endpoint = endpoint
         self.profile = profile_for(endpoint)
@@ -318,6 +321,7 @@ class RemoteStore:
         self.path = None
         self._live: list[str] | None = None
         self._group: str | None = None
+        self.graph_group = graph_group_wanted() if graph_group is None else graph_group
         self._catalogued = False
 
     @property
@@ -382,13 +386,13 @@ class RemoteStore:
         return self._live if self._catalogued else None
 
     def default_graph(self) -> list[str] | None:
-        """The default graph of a query that names none: the graph group standing for the build's graphs,
-        else their list (NO_GRAPH while a first build loads: no graph named would mean every graph on the
-        server), else None (no catalogue: the server's own default graph)."""
+        """The default graph of a query that names none: the graph group standing for the build's graphs
+        (when the reader asks for it), else their list (NO_GRAPH while a first build loads: no graph named
+        would mean every graph on the server), else None (no catalogue: the server's own default graph)."""
         live = self.live_graphs()
         if live is None:
             return None
-        return [self._group] if self._group else live or [NO_GRAPH]
+        return [self._group] if self._group and self.graph_group else live or [NO_GRAPH]
 
     def follow(self) -> None:
         """Read the catalogue of live graphs again on the next query (to see a build published since)."""
