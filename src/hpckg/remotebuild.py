@@ -8,7 +8,8 @@
    store order, hpc:sha256) and whose count on the server still matches is kept as it is: not loaded, not
    moved. The server's count of each loaded graph is checked against the local one.
 3. On a server with graph groups (Virtuoso), a group <https://w3id.org/hpckg/graph/group/<generation>> is
-   made of the build's graphs, for readers to name as their default graph in place of the list of graphs.
+   made of the build's graphs, for readers to name as their default graph in place of the list of graphs
+   when asked to (HPCKG_STORE_GRAPH_GROUP=1, hpckg.servers.graph_group_wanted).
 4. One SPARQL Update request switches: MOVE each staging graph onto its graph (the largest first), DROP the
    graphs the previous build had and this one has not, and rewrite the catalogue graph (sd:namedGraph and
    hpc:sha256 of each graph, the graph group, the new generation).
