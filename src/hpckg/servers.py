@@ -77,8 +77,8 @@ def profile_for(query_url: str) -> ServerProfile:
 def graph_group_wanted() -> bool:
     """Whether readers name the build's graph group as their default graph (HPCKG_STORE_GRAPH_GROUP=1)
     instead of listing its graphs. Off by default: on Virtuoso 07.20.3229 the group made per-entity queries
-    30-100x faster, but made `accelerators-by-operator` on the full import run past the server's query time
-    limit and the server then answered nothing more, not even `ASK {}` (docs/external-stores.md)."""
+    30-100x faster, but Virtuoso plans others far worse through it (`top500-list` on the full import: 7.5 s
+    with the list, over 120 s with the group; docs/external-stores.md)."""
     chosen = os.environ.get(GROUP_VARIABLE, "").strip().lower()
     if chosen not in ("", "0", "1", "false", "true", "no", "yes"):
         raise StoreError(f"{GROUP_VARIABLE}={chosen}: say 1 (name the graph group) or 0 (list the graphs)")
