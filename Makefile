@@ -60,7 +60,7 @@ test: $(BIN)/hpckg browser virtuoso ## run the linter and the whole test suite (
 	$(BIN)/ruff check src tests bench
 	$(BIN)/pytest
 
-test-fast: $(BIN)/hpckg ## the quick loop: skip the slow pySHACL parity and browser tests
+test-fast: $(BIN)/hpckg ## the quick loop: skip the slow pySHACL parity, browser and Virtuoso-on-imports tests
 	$(BIN)/pytest -m "not slow"
 
 .PHONY: help install run test test-fast browser virtuoso context

@@ -411,6 +411,7 @@ def differences_by_value(embedded: Store, remote: RemoteStore, text: str) -> str
     return differences(expected, found, in_order=False) or ("" if expected[1] else "no rows to compare")
 
 
+@pytest.mark.slow  # about 5 minutes: 38 queries twice, some of them tens of seconds on Virtuoso
 @pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
 def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_wanted):
     # Virtuoso plans a query by the data it holds: on the seed alone every plan answers (see
@@ -424,6 +425,7 @@ def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_w
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
 @pytest.mark.parametrize("values", [{}, {"min_tier": "reported"}, {"include_all": "true"}],
                          ids=["defaults", "reported", "all"])
