@@ -402,8 +402,8 @@ def imports(tmp_path_factory) -> Iterator[tuple[Virtuoso, Store]]:
 def differences_by_value(embedded: Store, remote: RemoteStore, text: str) -> str:
     """'' when `remote` answers `text` as `embedded` does, rows in order where the query orders them: on
     real imports an ORDER BY that leaves ties (an organisation with two labels, systems of one name, a claim
-    of two editions) let the engines order them each their own way, so the queries order by every column
-    that can differ."""
+    of two editions) lets each engine order them its own way, so the queries order by every column that
+    can differ."""
     concatenated = concatenations(text)
     expected = answer(embedded.query(text, prefixes=False), concatenated)
     try:
