@@ -138,11 +138,11 @@ def test_the_configuration_names_the_server_and_a_credentials_file(built, tmp_pa
     assert "https://w3id.org/hpckg/id/site/acme" in completed.stdout
 
 
-@pytest.mark.parametrize("graph_group", [False, True], ids=["graphs-listed", "graph-group"])
-def test_every_canned_query_answers_the_same_on_virtuoso(built, embedded, graph_group):
-    remote = RemoteStore(built.sparql, graph_group=graph_group)
-    group = graph_group_of(remote)
-    assert remote.default_graph() == ([group] if graph_group else embedded.named_graphs())
+@pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
+def test_every_canned_query_answers_the_same_on_virtuoso(built, embedded, graph_group_wanted):
+    remote = RemoteStore(built.sparql, graph_group=graph_group_wanted)
+    group = graph_group(remote.generation())
+    assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
     answered, failures = [], []
     for query in canned_queries():
         text = query.bind()
@@ -191,10 +191,6 @@ def test_a_dataset_of_hundreds_of_graphs_is_answered(built):
     found = remote.query("ASK { sys:kalos ?p ?o }", default_graph=graphs + remote.named_graphs())
     assert isinstance(empty, ox.QueryBoolean) and isinstance(found, ox.QueryBoolean)
     assert (bool(empty), bool(found)) == (False, True)
-
-
-def graph_group_of(remote: RemoteStore) -> str:
-    return graph_group(remote.generation())
 
 
 def test_readers_may_name_the_build_by_one_graph_group(built, embedded, seed, monkeypatch):
