@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hpckg.errors import StoreError
-from hpckg.servers import credentials, profile_for
+from hpckg.servers import PLAN_AS_WRITTEN, credentials, profile_for
+from hpckg.store import RemoteStore
 
 
 @pytest.mark.parametrize("url, name, update, graph_store", [
@@ -28,6 +29,19 @@ def test_the_environment_chooses_a_server_and_names_the_known_ones(monkeypatch):
     monkeypatch.setenv("HPCKG_STORE_SERVER", "blazegraph")
     with pytest.raises(StoreError, match="known: fuseki, graphdb, oxigraph, virtuoso"):
         profile_for("http://h:8890/sparql")
+
+
+def test_only_a_query_whose_header_asks_gets_the_servers_switch_for_the_written_order(monkeypatch):
+    monkeypatch.delenv("HPCKG_STORE_SERVER", raising=False)
+    query = "SELECT ?s WHERE { ?s ?p ?o }"
+    asking = f"# One line on what it answers\n{PLAN_AS_WRITTEN}\n{query}"
+    virtuoso, oxigraph = RemoteStore("http://h:8890/sparql"), RemoteStore("http://h:7878/query")
+    assert virtuoso.request_text(asking, prefixes=False) == f'DEFINE sql:select-option "order"\n{asking}'
+    assert virtuoso.request_text(asking).startswith('DEFINE sql:select-option "order"\nPREFIX ')
+    assert virtuoso.request_text(query, prefixes=False) == query
+    # the line counts in the header only, not after the query has begun (in a string, say)
+    assert virtuoso.request_text(f"{query}\n{PLAN_AS_WRITTEN}", prefixes=False) == f"{query}\n{PLAN_AS_WRITTEN}"
+    assert oxigraph.request_text(asking, prefixes=False) == asking  # Oxigraph has no such switch
 
 
 def test_credentials_come_from_the_environment_before_the_file(tmp_path, monkeypatch):

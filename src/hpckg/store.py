@@ -436,8 +436,18 @@ class RemoteStore:
                 named_graphs = live or [NO_GRAPH]
                 if default_graph is None:  # union=False: the default graph is empty, not the whole server
                     default_graph = [NO_GRAPH]
-        return self._select(sparql_prefixes() + sparql if prefixes else sparql, default_graph=default_graph,
+        return self._select(self.request_text(sparql, prefixes=prefixes), default_graph=default_graph,
                             named_graphs=named_graphs)
+
+    def request_text(self, sparql: str, *, prefixes: bool = True) -> str:
+        """The text sent for `sparql`: the project's prefixes first (unless `prefixes` is False), and before
+        them the server's switch for joining in the written order when the query's header asks for it."""
+        from hpckg.servers import asks_written_order
+
+        text = sparql_prefixes() + sparql if prefixes else sparql
+        if self.profile.written_order and asks_written_order(sparql):
+            text = f"{self.profile.written_order}\n{text}"
+        return text
 
     def update(self, sparql: str) -> None:
         self._send(self._wrapper(self.update_endpoint, sparql_prefixes() + sparql, update=True),
