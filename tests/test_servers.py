@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hpckg.errors import StoreError
-from hpckg.servers import PLAN_AS_WRITTEN, credentials, profile_for
+from hpckg.query import PLAN_AS_WRITTEN
+from hpckg.servers import credentials, profile_for
 from hpckg.store import RemoteStore
 
 

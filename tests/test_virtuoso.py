@@ -23,9 +23,9 @@ import pytest
 
 from answers import answer, concatenations, differences, ordered
 from hpckg.errors import StoreError
-from hpckg.query import canned_queries
+from hpckg.query import PLAN_AS_WRITTEN, canned_queries
 from hpckg.remotebuild import STAGING, graph_group, publish
-from hpckg.servers import GROUP_CREATE, GROUP_INSERT, GROUP_VARIABLE, PLAN_AS_WRITTEN
+from hpckg.servers import GROUP_CREATE, GROUP_INSERT, GROUP_VARIABLE
 from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
 from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
 from website_store import imported_store

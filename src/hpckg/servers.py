@@ -37,7 +37,7 @@ class ServerProfile:
     auth: str  # "none", "basic" or "digest": what the update and graph store endpoints want
     graph_groups: bool = False  # can name a set of graphs by one IRI for a request's default graph (Virtuoso)
     # What the server wants before a query to join its patterns in the order written, for the queries whose
-    # header asks for it (PLAN_AS_WRITTEN); empty where there is no such switch or it is not needed.
+    # header asks for it (hpckg.query.PLAN_AS_WRITTEN); empty where there is no such switch or it is not needed.
     written_order: str = ""
 
     def endpoints(self, query_url: str) -> tuple[str, str]:
@@ -78,29 +78,13 @@ def profile_for(query_url: str) -> ServerProfile:
     return PROFILES["oxigraph"]
 
 
-# A canned query's header line asking a server that plans joins by its own statistics to take them as written
-# (they are written for Oxigraph, which mostly does). Virtuoso 07.20.3229 planned `top500-list` through the graph
-# group so badly it gave no answer in 120 s on the full import; in the written order it answers in 7 s.
-PLAN_AS_WRITTEN = "# plan: as written"
-
-
-def asks_written_order(sparql: str) -> bool:
-    """Whether the query's header comment (its leading `#` lines) holds the PLAN_AS_WRITTEN line."""
-    for line in sparql.lstrip().splitlines():
-        if not line.startswith("#"):
-            return False
-        if line.strip() == PLAN_AS_WRITTEN:
-            return True
-    return False
-
-
 def graph_group_wanted() -> bool:
     """Whether readers name the build's graph group as their default graph (HPCKG_STORE_GRAPH_GROUP=1)
     instead of listing its graphs. Off by default: on Virtuoso 07.20.3229 the group made per-entity queries
     30-100x faster, but Virtuoso planned some others far worse through it. On the full import every canned
     query that answers within 60 s through the list now does through the group (`top500-list` by asking for
-    the written order, PLAN_AS_WRITTEN: 7 s, where it gave none in 120 s); at 10x that is not measured yet
-    (docs/external-stores.md)."""
+    the written order, hpckg.query.PLAN_AS_WRITTEN: 7 s, where it gave none in 120 s); at 10x that is not
+    measured yet (docs/external-stores.md)."""
     chosen = os.environ.get(GROUP_VARIABLE, "").strip().lower()
     if chosen not in ("", "0", "1", "false", "true", "no", "yes"):
         raise StoreError(f"{GROUP_VARIABLE}={chosen}: say 1 (name the graph group) or 0 (list the graphs)")
