@@ -1,9 +1,12 @@
 """Records of one machine in two datasets are linked with their evidence, as leads (hpckg.linking)."""
 
-import pyoxigraph as ox
+import re
 
-from hpckg.linking import Record, agreement, dataset_of, find_links, word_windows
-from hpckg.names import name_keys
+import pyoxigraph as ox
+import pytest
+
+from hpckg.linking import MAX_WORDS, MIN_KEY, Record, agreement, dataset_of, find_links, word_windows
+from hpckg.names import ascii_fold, name_key, name_keys
 
 
 def record(iri, dataset, names, countries=(), makers=(), years=()):
@@ -79,3 +82,15 @@ def test_a_link_on_labels_alone_cites_the_first_source_of_a_claim_about_either_r
     cited = sorted(q.object.value for q in quads if q.predicate.value == "http://www.w3.org/ns/prov#hadPrimarySource")
     assert cited == ["https://w3id.org/hpckg/id/source/b", "https://w3id.org/hpckg/id/source/d"]
     assert {q.graph_name.value for q in quads} == {LINKS_GRAPH}
+
+
+@pytest.mark.parametrize("name", ["El Capitan", "HPE Cray EX255a (DOE/NNSA/LLNL)", "Jülich JUWELS Booster Module",
+                                  "Sеrеn-2 А100 Cluster", "ABCI 3.0", "Tianhe-2A_TH-IVB-FEP", "日本 Fugaku 富岳",
+                                  "x", ""])
+def test_a_names_word_runs_are_keyed_as_name_key_keys_the_run(name):
+    # The link step keys each word once and joins the keys of a run (name_key on every run was most of its
+    # time); that must give what name_key gives for the run itself, accents and look-alike letters included.
+    words = re.findall(r"[^\W_]+", ascii_fold(name))
+    expected = {key for size in range(1, MAX_WORDS + 1) for start in range(len(words) - size + 1)
+                if len(key := name_key(" ".join(words[start:start + size]))) >= MIN_KEY}
+    assert word_windows(name) == expected

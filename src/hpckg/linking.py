@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, make_claim
-from hpckg.names import ascii_fold, name_key, name_keys
+from hpckg.names import ascii_fold, name_keys
 from hpckg.namespaces import GRAPH, entity, hpc
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.values import Iri
@@ -95,18 +95,24 @@ class Record:
 
 def read_records(store) -> dict[str, Record]:
     records: dict[str, Record] = {}
+    # A name comes back once per claim and label naming it (a TOP500 system's once per edition): its keys
+    # are worked out once.
+    keyed: dict[str, tuple[list[str], set[str]]] = {}
     for row in store.query(NAMES):
         iri = row["system"].value
         record = records.get(iri)
         if record is None:
             record = records[iri] = Record(iri, dataset_of(row["g"].value))
         name = row["name"].value
-        for key in name_keys(name):
-            if len(key) >= MIN_KEY:  # "K", "JSC": too short to tell machines apart
-                record.names.add(key)
-                if row["source"] is not None:
-                    record.name_sources[key].add(row["source"].value)
-        record.windows |= word_windows(name)
+        if name not in keyed:
+            # "K", "JSC": too short to tell machines apart
+            keyed[name] = ([key for key in name_keys(name) if len(key) >= MIN_KEY], word_windows(name))
+        keys, windows = keyed[name]
+        for key in keys:
+            record.names.add(key)
+            if row["source"] is not None:
+                record.name_sources[key].add(row["source"].value)
+        record.windows |= windows
     if len({record.dataset for record in records.values()}) < 2:
         return records  # nothing to link: skip reading the evidence
     for field_name, sparql in EVIDENCE.items():
@@ -125,11 +131,13 @@ def read_records(store) -> dict[str, Record]:
 
 def word_windows(name: str) -> set[str]:
     """The name keys of every run of one to MAX_WORDS words of a name."""
-    words = re.findall(r"[^\W_]+", ascii_fold(name))
+    # After ascii_fold the words are ASCII letters and digits, so a word's name_key is its lower case and a
+    # run's key is its words' keys joined (name_key per run was most of the build's link step).
+    words = [word.lower() for word in re.findall(r"[^\W_]+", ascii_fold(name))]
     keys = set()
     for size in range(1, MAX_WORDS + 1):
         for start in range(len(words) - size + 1):
-            key = name_key(" ".join(words[start:start + size]))
+            key = "".join(words[start:start + size])
             if len(key) >= MIN_KEY:
                 keys.add(key)
     return keys
