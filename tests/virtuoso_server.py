@@ -112,6 +112,23 @@ def restart_virtuoso(server: Virtuoso, timeout: float = 600, **changes: int) -> 
                    settings={**server.settings, **changes})
 
 
+def relaunch_virtuoso(server: Virtuoso, timeout: float = 600) -> Virtuoso:
+    """The same database, ports, password and settings after killing the process: for a server that stopped
+    answering (no clean shutdown is possible then; the start replays the transaction log)."""
+    stop_virtuoso(server)
+    return _launch(server.folder, server.sql_port, server.http_port, timeout, password=server.password,
+                   settings=server.settings)
+
+
+def answers(server: Virtuoso, seconds: float = 10) -> bool:
+    """Whether the server answers `ASK {}` within `seconds`."""
+    try:
+        urllib.request.urlopen(f"{server.base}/sparql?query=ASK%7B%7D", timeout=seconds).read()
+    except OSError:
+        return False
+    return True
+
+
 def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, *, password: str,
             settings: dict[str, int]) -> Virtuoso:
     binary = require_virtuoso()
