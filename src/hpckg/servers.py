@@ -83,8 +83,8 @@ def graph_group_wanted() -> bool:
     instead of listing its graphs. Off by default: on Virtuoso 07.20.3229 the group made per-entity queries
     30-100x faster, but Virtuoso planned some others far worse through it. On the full import every canned
     query that answers within 60 s through the list now does through the group (`top500-list` by asking for
-    the written order, hpckg.query.PLAN_AS_WRITTEN: 7 s, where it gave none in 120 s); at 10x that is not
-    measured yet (docs/external-stores.md)."""
+    the written order, hpckg.query.PLAN_AS_WRITTEN: 7 s, where it gave none in 120 s); at 10x each way
+    answers four or three queries the other does not (docs/external-stores.md)."""
     chosen = os.environ.get(GROUP_VARIABLE, "").strip().lower()
     if chosen not in ("", "0", "1", "false", "true", "no", "yes"):
         raise StoreError(f"{GROUP_VARIABLE}={chosen}: say 1 (name the graph group) or 0 (list the graphs)")
