@@ -122,8 +122,12 @@ def relaunch_virtuoso(server: Virtuoso, timeout: float = 600) -> Virtuoso:
 
 def answers(server: Virtuoso, seconds: float = 10) -> bool:
     """Whether the server answers `ASK {}` within `seconds`."""
+    return _answers(server.base, seconds)
+
+
+def _answers(base: str, seconds: float) -> bool:
     try:
-        urllib.request.urlopen(f"{server.base}/sparql?query=ASK%7B%7D", timeout=seconds).read()
+        urllib.request.urlopen(f"{base}/sparql?query=ASK%7B%7D", timeout=seconds).read()
     except OSError:
         return False
     return True
@@ -140,16 +144,12 @@ def _launch(folder: Path, sql_port: int, http_port: int, timeout: float, *, pass
                                stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{http_port}"
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/sparql?query=ASK%7B%7D", timeout=5).read()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                said = (folder / "stdout.log").read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"virtuoso-t did not start:\n{said}") from None
-            time.sleep(0.3)
+    while not _answers(base, 5):
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            said = (folder / "stdout.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"virtuoso-t did not start:\n{said}")
+        time.sleep(0.3)
     return Virtuoso(process=process, base=base, user="dba", password=password, folder=folder, sql_port=sql_port,
                     http_port=http_port, settings=settings)
 
