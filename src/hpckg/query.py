@@ -24,6 +24,8 @@ from hpckg.formats import (
     sparql_csv,
 )
 from hpckg.namespaces import PREFIXES
+from hpckg.querytext import PLAN_AS_WRITTEN as PLAN_AS_WRITTEN  # re-exported: tests and servers.py name it here
+from hpckg.querytext import header_lines
 from hpckg.store import QueryResult
 from hpckg.terms import XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
 from hpckg.vocabulary import Scheme, suggestion_text, vocabulary
@@ -143,28 +145,6 @@ class CannedQuery:
         """The query text with each parameter's VALUES line holding the given value (else its default), as an
         RDF term checked against the parameter's type: user text never becomes query text."""
         return bind_parameters(self.text, values or {}, label=self.name)
-
-
-def header_lines(text: str) -> list[str]:
-    """The query's header comment: its leading `#` lines, stripped."""
-    lines = []
-    for line in text.lstrip().splitlines():
-        if not line.startswith("#"):
-            break
-        lines.append(line.strip())
-    return lines
-
-
-# A header line asking a server that plans joins by its own statistics to take them as written (the queries are
-# written for Oxigraph, which mostly does); the server profile says what that server needs for it
-# (hpckg.servers.ServerProfile.written_order). Virtuoso 07.20.3229 planned `top500-list` through the graph
-# group so badly it gave no answer in 120 s on the full import; in the written order it answers in 7 s.
-PLAN_AS_WRITTEN = "# plan: as written"
-
-
-def asks_written_order(text: str) -> bool:
-    """Whether the query's header comment holds the PLAN_AS_WRITTEN line."""
-    return PLAN_AS_WRITTEN in header_lines(text)
 
 
 def header_parameters(text: str) -> tuple[Parameter, ...]:

@@ -1,7 +1,11 @@
 """A person's SPARQL, read for the two mistakes that cost the most time: a syntax error, said as a line, a
 column and a short message (not the parser's list of every token and Unicode range it would have accepted),
 and a term the ontology does not define (`hpc:Sytem`), which parses, runs and silently matches nothing.
-Used by `hpckg query` and by the server's query editor and endpoint."""
+Used by `hpckg query` and by the server's query editor and endpoint.
+
+Also the query's header comment (its leading `#` lines: hpckg.query reads a canned query's description and
+parameters there) and whether it asks for the written join order, which the store reads before sending a query
+to a server: kept here, below both, so that hpckg.store need not import hpckg.query, which imports it."""
 
 from __future__ import annotations
 
@@ -67,6 +71,28 @@ def _expected(detail: str) -> list[str]:
     if len(readable) != len(items) or len(readable) > _MAX_EXPECTED:
         return []
     return readable
+
+
+def header_lines(text: str) -> list[str]:
+    """The query's header comment: its leading `#` lines, stripped."""
+    lines = []
+    for line in text.lstrip().splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.strip())
+    return lines
+
+
+# A header line asking a server that plans joins by its own statistics to take them as written (the queries are
+# written for Oxigraph, which mostly does); the server profile says what that server needs for it
+# (hpckg.servers.ServerProfile.written_order). Virtuoso 07.20.3229 planned `top500-list` through the graph
+# group so badly it gave no answer in 120 s on the full import; in the written order it answers in 7 s.
+PLAN_AS_WRITTEN = "# plan: as written"
+
+
+def asks_written_order(text: str) -> bool:
+    """Whether the query's header comment holds the PLAN_AS_WRITTEN line."""
+    return PLAN_AS_WRITTEN in header_lines(text)
 
 
 _PREFIX_DECL = re.compile(r"PREFIX\s+([\w-]*):\s*<([^>]*)>", re.I)

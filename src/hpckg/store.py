@@ -442,7 +442,7 @@ class RemoteStore:
     def request_text(self, sparql: str, *, prefixes: bool = True) -> str:
         """The text sent for `sparql`: the project's prefixes first (unless `prefixes` is False), and before
         them the server's switch for joining in the written order when the query's header asks for it."""
-        from hpckg.query import asks_written_order  # query.py imports this module
+        from hpckg.querytext import asks_written_order
 
         text = sparql_prefixes() + sparql if prefixes else sparql
         if self.profile.written_order and asks_written_order(sparql):
