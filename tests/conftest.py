@@ -15,6 +15,7 @@ developer imported (`make run`). So:
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import shutil
 import subprocess
@@ -78,12 +79,44 @@ def require_chromium() -> str:
 
 
 def run_hpckg(*args: str, cwd: Path | None = None, input: bytes | None = None,
-              timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the real `hpckg` command in a subprocess and capture its output as text; in `cwd`, by default in
-    the session's copy of the project (curated_root, see the module docstring)."""
-    env = {**os.environ, "PYTHONUTF8": "1"}
-    return subprocess.run([hpckg_executable(), *args], cwd=cwd or default_workdir(), input=input, capture_output=True,
-                          timeout=timeout, env=env, check=False)
+              timeout: float = 300, process: bool = False) -> subprocess.CompletedProcess:
+    """Run `hpckg ARGS` and capture its output as bytes; in `cwd`, by default in the session's copy of the
+    project (curated_root, see the module docstring). It runs in this process through `hpckg.cli.main`, as
+    sqlite-utils' and datasette's tests call their CLIs, unless `process` asks for the real console script
+    in a subprocess: where the process is the point (exit on a signal, start-up, what a user's shell sees)."""
+    workdir = cwd or default_workdir()
+    if process:
+        env = {**os.environ, "PYTHONUTF8": "1"}
+        return subprocess.run([hpckg_executable(), *args], cwd=workdir, input=input, capture_output=True,
+                              timeout=timeout, env=env, check=False)
+    return call_hpckg(list(args), workdir, input)
+
+
+def call_hpckg(args: list[str], workdir: Path, input: bytes | None = None) -> subprocess.CompletedProcess:
+    """`hpckg.cli.main(args)` in this process, in `workdir`, with stdin, stdout and stderr of its own.
+    (Tests run one at a time in a process, so changing the working directory for the call is safe.)"""
+    from hpckg.cli import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = (io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8"),
+               io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+               io.TextIOWrapper(err, encoding="utf-8", write_through=True))
+    saved, previous = (sys.stdin, sys.stdout, sys.stderr), os.getcwd()
+    os.chdir(workdir)
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
+        try:
+            status = main(args)
+        except SystemExit as stop:  # argparse: --help, --version, a usage error
+            status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if isinstance(stop.code, str):
+                print(stop.code, file=sys.stderr)
+        for stream in streams[1:]:
+            stream.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        os.chdir(previous)
+    return subprocess.CompletedProcess(["hpckg", *args], status, out.getvalue(), err.getvalue())
 
 
 def text(completed: subprocess.CompletedProcess) -> tuple[str, str]:
@@ -138,15 +171,13 @@ def curated_project(tmp_path_factory) -> Path:
     configured sources and its machine-written graphs (see the module docstring)."""
     root = copy_project(tmp_path_factory.mktemp("curated"))
     _curated.append(root)
-    previous = hpckg_project._current
     checkout = hpckg_project.discover(explicit=ROOT)
     # Its own store too: a developer's `make run` leaves the full import's store in .hpckg/store, and `hpckg
     # check` reviews against the built store it finds (the good contributions then clash with TOP500 rows).
-    hpckg_project._current = dataclasses.replace(checkout, sources={},
-                                                 graphs=tmp_path_factory.mktemp("checkout-graphs"),
-                                                 store=tmp_path_factory.mktemp("checkout-store") / "store")
-    yield root
-    hpckg_project._current = previous
+    in_process = dataclasses.replace(checkout, sources={}, graphs=tmp_path_factory.mktemp("checkout-graphs"),
+                                     store=tmp_path_factory.mktemp("checkout-store") / "store")
+    with hpckg_project.using(in_process):
+        yield root
     _curated.clear()
 
 

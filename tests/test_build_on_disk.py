@@ -124,9 +124,7 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
 
     # The test session's project (conftest: the checkout without its configured sources) is put back
     # exactly as it was: choosing it again from the working directory would bring the sources back.
-    previous = projects._current
-    projects.use(project)
-    try:
+    with projects.using(projects.discover(explicit=project)):
         files = source_files()
         estimate = expected_quads(files)
         loaded = Store(None)
@@ -139,5 +137,3 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
         expected = "memory" if estimate * BYTES_PER_QUAD_IN_MEMORY <= MEMORY_SHARE * available_memory() else "disk"
         assert choose_staging(files) == expected
         assert choose_staging(files, "disk") == "disk"
-    finally:
-        projects._current = previous

@@ -77,25 +77,20 @@ def world(tmp_path_factory):
         shutil.copytree(ROOT / folder, root / folder)
     state: dict = {}
     server = FixtureServer(fixture_routes(state))
-    previous = project._current
-    project.use(root)
-    try:
-        with server:
-            machinegraphs.write_graph(machinegraphs.graph_file("import", "testbed", "testbed"),
-                                      fixture_graph(server.base), {"sha256": "test"}, title="import testbed")
-            store = Store(None)
-            populate(store)
-            first = verify(store, system="testbed-alpha", options=options())
-            after_first = Store(None)
-            populate(after_first)
-            state["version"] = 2
-            second = verify(store, system="testbed-alpha", options=options())
-            after_second = Store(None)
-            populate(after_second)
-            yield {"root": root, "server": server, "first": first, "second": second, "store1": after_first,
-                   "store2": after_second, "base": server.base}
-    finally:
-        project._current = previous
+    with project.using(project.discover(explicit=root)), server:
+        machinegraphs.write_graph(machinegraphs.graph_file("import", "testbed", "testbed"),
+                                  fixture_graph(server.base), {"sha256": "test"}, title="import testbed")
+        store = Store(None)
+        populate(store)
+        first = verify(store, system="testbed-alpha", options=options())
+        after_first = Store(None)
+        populate(after_first)
+        state["version"] = 2
+        second = verify(store, system="testbed-alpha", options=options())
+        after_second = Store(None)
+        populate(after_second)
+        yield {"root": root, "server": server, "first": first, "second": second, "store1": after_first,
+               "store2": after_second, "base": server.base}
 
 
 def checks(store: Store, case: str) -> list[dict[str, list[str]]]:
@@ -352,8 +347,7 @@ def test_a_run_stopped_halfway_keeps_every_check_it_finished(world, monkeypatch)
 
     folder = world["root"] / ".hpckg" / "graphs" / "verify"
     before = set(folder.rglob("*.nq"))
-    monkeypatch.setattr(project, "_current", project.discover(explicit=world["root"]))
-    with pytest.raises(Stop):
+    with project.using(project.discover(explicit=world["root"])), pytest.raises(Stop):
         verify(world["store2"], system="testbed-alpha", options=options(concurrency=1), progress=progress)
     written = set(folder.rglob("*.nq")) - before
     assert len(written) == 3

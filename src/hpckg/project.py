@@ -39,6 +39,9 @@ import hashlib
 import os
 import stat
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -225,22 +228,29 @@ def discover(*, explicit: Path | str | None = None, workdir: Path | None = None)
                 packaged=True)
 
 
-_current: Project | None = None
+# The project of the running command, scoped like decimal's context: `hpckg.cli.main` sets it for the
+# command it runs and restores the one before, so the CLI can be called again in the same process (as the
+# tests do) without one call's project leaking into the next; library code reads it with current().
+_current: ContextVar[Project | None] = ContextVar("hpckg_project", default=None)
 
 
 def current() -> Project:
-    """The project of this process: chosen once, on first use, unless `use` chose it already."""
-    global _current
-    if _current is None:
-        _current = discover()
-    return _current
+    """The project of this context: the one `using` chose, else chosen from the environment on first use."""
+    chosen = _current.get()
+    if chosen is None:
+        chosen = discover()
+        _current.set(chosen)
+    return chosen
 
 
-def use(root: Path | str | None = None) -> Project:
-    """Choose the project explicitly (the CLI's --root); None chooses again from the environment."""
-    global _current
-    _current = discover(explicit=root)
-    return _current
+@contextmanager
+def using(chosen: Project) -> Iterator[Project]:
+    """Work in `chosen` for the duration of the block, then return to the project before."""
+    token = _current.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _current.reset(token)
 
 
 def read_file(path: Path, *, limit: int | None = None, inside: Path | None = None) -> bytes:

@@ -74,11 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if args.root is not None:
-            from hpckg import project
+        from hpckg import project
 
-            project.use(args.root)
-        return int(args.handler(args) or 0)
+        # Chosen afresh for each call and given back after it: main() can run many commands in one process.
+        with project.using(project.discover(explicit=args.root)):
+            return int(args.handler(args) or 0)
     except HpckgError as error:
         if args.debug:
             raise

@@ -57,7 +57,7 @@ def import_configured_sources(args: argparse.Namespace) -> None:
     if not args.quiet:
         files = f"{planned.count} file" + ("s" if planned.count != 1 else "")
         print(f"importing the configured sources ({files}) ...", file=sys.stderr, flush=True)
-    results = run_plan(planned, progress=wants_progress(args.progress, quiet=args.quiet))
+    results = run_plan(planned, progress=wants_progress(args.progress, quiet=args.quiet), skipped_to=sys.stderr)
     if args.quiet:
         return
     if all(r.status == UNCHANGED for r in results):

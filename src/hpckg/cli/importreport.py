@@ -25,7 +25,7 @@ def wants_progress(asked: bool, *, quiet: bool = False) -> bool:
 
 
 def run_plan(planned: SourcePlan, *, progress: bool, on_file: Callable[[ImportResult], None] | None = None,
-             skipped_to: TextIO | None = sys.stderr) -> list[ImportResult]:
+             skipped_to: TextIO | None) -> list[ImportResult]:
     """Import the planned files, with a progress bar (files, and rows within the file being read) when
     `progress`; each file's skipped rows are written to `skipped_to` as it finishes."""
 

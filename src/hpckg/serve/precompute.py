@@ -13,6 +13,7 @@ computed again after an update.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import threading
@@ -112,7 +113,9 @@ class Prepared:
 
     def start(self) -> None:
         """Compute everything in a background thread (daemon: a closing server does not wait for it)."""
-        self._thread = threading.Thread(target=self.warm, name="hpckg-precompute", daemon=True)
+        # In this context's project (hpckg.project.current): a new thread would otherwise start with none.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self.warm,), name="hpckg-precompute", daemon=True)
         self._thread.start()
 
     def warm(self) -> None:
