@@ -181,14 +181,26 @@ def curated_project(tmp_path_factory) -> Path:
     _curated.clear()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def store_factory(tmp_path_factory):
+    """The one factory of the session's stores (tests/stores.py). Under pytest-xdist its folder is the one
+    all workers of the run share, so each store is built once per run, not once per worker."""
+    import stores
+
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "stores"
+    folder.mkdir(exist_ok=True)
+    stores._factory.append(stores.StoreFactory(folder))
+    yield stores._factory[0]
+    stores._factory.clear()
+
+
 @pytest.fixture(scope="session")
-def built_store(tmp_path_factory) -> Path:
-    """A store built once per test session by the real `hpckg build` command."""
-    path = tmp_path_factory.mktemp("store") / "store"
-    completed = run_hpckg("build", "--quiet", "--store", str(path), cwd=curated_root())
-    out, err = text(completed)
-    assert completed.returncode == 0, f"hpckg build failed:\n{out}\n{err}"
-    return path
+def built_store(store_factory) -> Path:
+    """The curated data built and validated once per session by the real `hpckg build` command."""
+    import stores
+
+    return stores.curated().store
 
 
 @pytest.fixture(scope="session")

@@ -4,15 +4,11 @@ free port and prints its URL)."""
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import functools
 import os
 import queue
 import re
-import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -22,17 +18,11 @@ from pathlib import Path
 from conftest import hpckg_executable
 
 
-@functools.cache
 def serve_store() -> Path:
-    """A store built once per test process with hpckg.build.build (no validation: the server tests test
-    serving, the shape tests test the data)."""
-    from hpckg.build import build
+    """The session's curated store (tests/stores.py), for the server tests."""
+    import stores
 
-    folder = Path(tempfile.mkdtemp(prefix="hpckg-serve-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # shared by the process's tests
-    path = folder / "store"
-    build(store_path=path, validate=False)
-    return path
+    return stores.curated().store
 
 
 @contextlib.contextmanager

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, copy_project, query_rows, run_hpckg, text
+import stores
+
+from conftest import SHARED, query_rows, run_hpckg, text
 
 EPOCH = SHARED / "data" / "epoch-ai"
 TOP500 = SHARED / "data" / "top500"
@@ -23,20 +24,12 @@ def rows_of(project: Path, query: str, *params: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("cross"))
-    editions = project / "top500"
-    editions.mkdir()
-    for name in ("TOP500_202411.xlsx", "TOP500_202506.xlsx"):
-        shutil.copy(TOP500 / name, editions / name)
-    for name, files in (("top500", [editions]), ("epoch-hardware", [EPOCH / "ml_hardware.csv"]),
-                        ("epoch-clusters", [EPOCH / "gpu_clusters.csv"])):
-        completed = run_hpckg("import", name, *map(str, files), cwd=project)
-        assert completed.returncode == 0, text(completed)
-    built = run_hpckg("build", "--quiet", cwd=project, timeout=1200)
-    out, err = text(built)
-    assert built.returncode == 0 and "violations: 0" in out, out + err
-    return project
+def project() -> Path:
+    """The session's store of two TOP500 editions and Epoch's hardware and clusters (tests/stores.py)."""
+    website = stores.website()
+    out, err = website.build
+    assert "violations: 0" in out, out + err
+    return website.project
 
 
 def test_el_capitan_in_both_datasets_is_linked_as_a_lead_with_its_evidence(project):

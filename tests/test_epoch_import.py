@@ -13,7 +13,9 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from conftest import SHARED, copy_project, query_rows, run_hpckg, text
+import stores
+
+from conftest import SHARED, query_rows, run_hpckg, text
 
 EPOCH = SHARED / "data" / "epoch-ai"
 CLUSTERS = EPOCH / "gpu_clusters.csv"
@@ -41,18 +43,10 @@ def query(project: Path, sparql: str) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory) -> dict:
-    """A project with the three Epoch imports, built; with what each import printed."""
-    project = copy_project(tmp_path_factory.mktemp("epoch"))
-    outputs = {}
-    for name, files in (("epoch-hardware", [HARDWARE]), ("epoch-clusters", [CLUSTERS]),
-                        ("epoch-datacenters", [CENTERS, TIMELINES])):
-        completed = run_hpckg("import", name, *map(str, files), cwd=project)
-        outputs[name] = text(completed)
-        assert completed.returncode == 0, outputs[name][1]
-    built = run_hpckg("build", "--quiet", cwd=project)
-    assert built.returncode == 0, text(built)
-    return {"project": project, "outputs": outputs, "build": text(built)[0]}
+def imported() -> dict:
+    """A project with the three Epoch imports, built (tests/stores.py); with what each import printed."""
+    made = stores.built(stores.Inputs(epoch=("epoch-hardware", "epoch-clusters", "epoch-datacenters")))
+    return {"project": made.project, "outputs": made.imports, "build": made.build[0]}
 
 
 def test_each_file_is_imported_and_unusable_cells_are_reported_with_file_row_and_column(imported):

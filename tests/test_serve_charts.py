@@ -9,18 +9,18 @@ import re
 
 import pytest
 
+import stores
 from hpckg.query import canned_query
 from hpckg.serve import lists, urls
 from hpckg.serve.analytics import QUERIES
 from serve_live import in_process
-from website_store import imported_store
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
 def web():
-    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
         yield client
 
 

@@ -16,9 +16,10 @@ import httpx
 import pytest
 from openpyxl import load_workbook
 
+import stores
 from hpckg.serve import urls
 from serve_live import start_server
-from website_store import TOP500, imported_store
+from stores import TOP500
 
 HTML = {"Accept": "text/html"}
 SITE = "https://w3id.org/hpckg/id/site/top500-site-"
@@ -26,7 +27,7 @@ SITE = "https://w3id.org/hpckg/id/site/top500-site-"
 
 @pytest.fixture(scope="module")
 def web():
-    live = start_server(imported_store(), "--workers", "2", "--rate-limit", "0")
+    live = start_server(stores.website().store, "--workers", "2", "--rate-limit", "0")
     try:
         with httpx.Client(base_url=live.url, timeout=120) as client:
             yield client

@@ -13,16 +13,17 @@ import urllib.parse
 import pytest
 from openpyxl import load_workbook
 
+import stores
 from hpckg.serve import lists, urls
 from serve_live import in_process
-from website_store import TOP500, imported_store
+from stores import TOP500
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
 def web():
-    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
         yield client
 
 

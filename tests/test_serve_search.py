@@ -9,17 +9,17 @@ import re
 
 import pytest
 
+import stores
 from hpckg.serve import urls
 from hpckg.serve.search import Entity, SearchIndex
 from serve_live import in_process
-from website_store import imported_store
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
 def web():
-    with in_process(imported_store(), workers=2, rate_limit=0) as client:
+    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
         yield client
 
 

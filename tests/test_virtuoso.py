@@ -21,6 +21,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+import stores
 from answers import answer, concatenations, differences, ordered
 from hpckg.errors import StoreError
 from hpckg.query import PLAN_AS_WRITTEN, canned_queries
@@ -28,7 +29,6 @@ from hpckg.remotebuild import STAGING, graph_group, publish
 from hpckg.servers import GROUP_CREATE, GROUP_INSERT, GROUP_VARIABLE
 from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
 from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
-from website_store import imported_store
 
 from conftest import ROOT, copy_project, hpckg_executable
 
@@ -401,7 +401,7 @@ def imports(tmp_path_factory) -> Iterator[tuple[Virtuoso, Store]]:
     never answers holds only its own request (with a limit it took the whole server with it)."""
     server = start_virtuoso(tmp_path_factory.mktemp("virtuoso-imports"), buffers=100_000, query_seconds=0)
     try:
-        local = Store(imported_store(), read_only=True)
+        local = Store(stores.website().store, read_only=True)
         publish(local, RemoteStore(server.sparql, credentials=(server.user, server.password), timeout=600))
         yield server, local
     finally:
