@@ -79,6 +79,23 @@ def test_cli_reads_a_remote_store(oxigraph_server):
     assert "https://w3id.org/hpckg/id/system/kalos" in out
 
 
+
+def test_generation_id_names_the_build_the_server_holds(oxigraph_server):
+    """GraphStore.generation_id of a server: its query URL and the number of the build it holds, read on each
+    call, so a new build is a new id (what the index of system names is kept per, hpckg.systemnames)."""
+    from hpckg.store import GraphStore
+    from hpckg.systemnames import store_identity
+
+    endpoint = f"{oxigraph_server}/query"
+    build(store_path=endpoint, validate=False)
+    reader = RemoteStore(endpoint)
+    assert isinstance(reader, GraphStore)
+    number = reader.generation()
+    assert number >= 1
+    assert reader.generation_id() == store_identity(reader) == f"{endpoint}#{number}"
+    build(store_path=endpoint, validate=False)
+    assert reader.generation_id() == f"{endpoint}#{number + 1}"
+
 def test_remote_syntax_errors_and_unreachable_servers_are_clean(oxigraph_server):
     with pytest.raises(QuerySyntaxError):
         list(RemoteStore(f"{oxigraph_server}/query").query("SELECT ?s WHERE { ?s ?p }"))

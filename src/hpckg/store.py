@@ -20,6 +20,7 @@ import urllib.error
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -149,20 +150,96 @@ def query_error(error: SyntaxError, prepended_lines: int = 0, text: str = "") ->
 _PREFIX_LINES = sparql_prefixes().count("\n")
 
 
+@runtime_checkable
+class GraphStore(Protocol):
+    """What every store offers, embedded (Store) or a SPARQL server (RemoteStore): what code that reads or
+    writes "the store" may use without knowing which kind it has. The members a kind alone has (Store's
+    reading, bulk_load and copy_from; RemoteStore's generation number, catalogue and server calls) are used
+    only after isinstance() says which kind it is, or by code that takes that kind. tests/test_graphstore.py
+    holds both classes to this, signatures included.
+    """
+
+    @property
+    def location(self) -> str:
+        """Where the store is, for messages: its folder, "memory", or the server's query URL."""
+        ...
+
+    def generation_id(self) -> str:
+        """Which build this handle reads, as text no other build of any store shares (a key for what is
+        kept per build): for a Store the absolute path of its generation folder ("memory" in memory), for a
+        RemoteStore <query URL>#<generation number>."""
+        ...
+
+    def query(self, sparql: str, *, union: bool = True, prefixes: bool = True,
+              default_graph: list[str] | None = None, named_graphs: list[str] | None = None
+              ) -> QueryResult:
+        """Run a SPARQL query. Its default graph is the union of the named graphs (a server's: those of the
+        build it serves) unless `union` is False or `default_graph` names graphs; the project's prefixes are
+        prepended unless `prefixes` is False."""
+        ...
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL update (the project's prefixes prepended)."""
+        ...
+
+    def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
+        """Add quads, into `graph` when given (replacing their own graph); returns how many."""
+        ...
+
+    def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
+             path: str = "<input>", base_iri: str | None = None) -> int:
+        """Parse RDF (RdfSyntaxError naming `path`) and add it; returns how many quads."""
+        ...
+
+    def named_graphs(self) -> list[str]:
+        """The named graphs' IRIs, sorted."""
+        ...
+
+    def drop_graph(self, graph: str) -> None:
+        """Remove a named graph and its triples (nothing when there is no such graph)."""
+        ...
+
+    def quads(self, *, graph: str | None = None) -> Iterator[ox.Quad]:
+        """The quads of one named graph, or of every graph."""
+        ...
+
+    def dump(self, output: io.BufferedIOBase | str | Path, *, format: RdfFormatInfo,
+             graph: str | None = None) -> None:
+        """Write the store (or one graph, for a triple format) to a file or binary stream."""
+        ...
+
+    def triple_count(self) -> int:
+        """How many triples the store holds, counted in every graph."""
+        ...
+
+    def flush(self) -> None:
+        """Make what was written durable (nothing to do for memory or a server)."""
+        ...
+
+    def close(self) -> None:
+        """Release the store; the handle is not used again."""
+        ...
+
+
+# Every annotation of a store that may be of either kind: the protocol, under the name it had as a union.
+AnyStore = GraphStore
+
+
 class Store:
     """The embedded Oxigraph store, on disk at `path` or in memory when `path` is None."""
 
     def __init__(self, path: Path | str | None = None, *, read_only: bool = False):
         self.path = Path(path) if path is not None else None
-        self.generation = self.path  # the folder actually opened (read-only: the current generation)
+        # The folder actually opened: read-only, the generation the pointer named at open; writable, `path`.
+        self.generation_path = self.path
         self.read_only = read_only
         try:
             if self.path is None:
                 self._store = ox.Store()
             elif read_only:
                 # Resolve the pointer once: this handle stays on that generation whatever builds do later.
-                self.generation = current_generation(self.path)
-                self._store = ox.Store.read_only(str(self.generation))
+                self.generation_path = current_generation(self.path)
+                self._store = ox.Store.read_only(str(self.generation_path))
             else:
                 self.path.mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(self.path))
@@ -174,6 +251,14 @@ class Store:
     @property
     def location(self) -> str:
         return str(self.path) if self.path else "memory"
+
+    def generation_id(self) -> str:
+        """The build this handle reads (GraphStore.generation_id): the absolute path of the generation folder
+        opened, whose name, <n>-<timestamp>, numbers the build. A writable handle opened at a store path that
+        is a pointer names the generation the pointer names now; an in-memory store is "memory"."""
+        if self.generation_path is None:
+            return "memory"
+        return str(self.generation_path.resolve())
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -399,10 +484,16 @@ class RemoteStore:
         self._live = None
 
     def generation(self) -> int:
-        """The generation number of the build the server holds (0: none)."""
+        """The generation number of the build the server holds now (0: none), read on every call."""
         rows = list(self._select(f"SELECT ?n WHERE {{ GRAPH <{CATALOGUE_GRAPH}> {{ <{CATALOGUE_GRAPH}> "
                                  f"<{GENERATION}> ?n }} }}", named_graphs=[CATALOGUE_GRAPH]))
         return max((int(row["n"].value) for row in rows), default=0)
+
+    def generation_id(self) -> str:
+        """The build on the server (GraphStore.generation_id): the query URL and the generation number,
+        <endpoint>#<n>, read from the catalogue on every call (like generation()), so after a switch it names
+        the new build even while this reader's queries still name the graphs it read before (see follow)."""
+        return f"{self.endpoint}#{self.generation()}"
 
     def _select(self, sparql: str, *, default_graph: list[str] | None = None,
                 named_graphs: list[str] | None = None, authenticated: bool = False) -> QueryResult:
@@ -516,7 +607,8 @@ class RemoteStore:
         for row in self.query(f"SELECT ?s ?p ?o ?g WHERE {{ {where} }}", union=False):
             yield ox.Quad(row["s"], row["p"], row["o"], row["g"])
 
-    def dump(self, output, *, format: RdfFormatInfo, graph: str | None = None) -> None:
+    def dump(self, output: io.BufferedIOBase | str | Path, *, format: RdfFormatInfo,
+             graph: str | None = None) -> None:
         quads = list(self.quads(graph=graph))
         if not format.is_quad:
             quads = [q.triple for q in quads]
@@ -539,8 +631,6 @@ class RemoteStore:
     def close(self) -> None:
         pass
 
-
-AnyStore = Store | RemoteStore
 
 _PROLOGUE = re.compile(r"\s*(?:#[^\n]*\n|PREFIX\s+[\w.-]*:\s*<[^>]*>|BASE\s*<[^>]*>)", re.I)
 

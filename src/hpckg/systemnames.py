@@ -37,9 +37,10 @@ def index_path(folder: Path, identity: str) -> Path:
 
 
 def store_identity(store: AnyStore) -> str:
-    if isinstance(store, Store):
-        return f"{Path(store.generation or '').resolve()}"
-    return f"{store.location}#{store.generation()}"
+    """The build a store handle reads, as the key of its index: GraphStore.generation_id, the absolute path
+    of an embedded store's generation folder (what keep_for_generation files a build's index under) or a
+    server's URL#generation."""
+    return store.generation_id()
 
 
 _SYSTEM_TYPES = f"SELECT ?s ?g WHERE {{ GRAPH ?g {{ ?s <{RDF_TYPE}> <{hpc('System')}> }} }}"
