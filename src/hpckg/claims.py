@@ -8,7 +8,8 @@ place that knows what a claim looks like:
   through: Python values in (hpckg.values), pyoxigraph quads out (never Turtle text), with claim IRIs minted by the
   decision's rule (the claim's slug starts with its entity's slug); `entity_quads`, `source_quads` and
   `source_check_quads` write the entities and sources claims point at and the verifier's checks;
-- `shorten`, `labels`/`label` and `find_iri`/`line_of`, which reports and pages use to show IRIs.
+- `shorten` (defined in hpckg.namespaces, with the prefixes; querytext and vocabulary, which the store
+  imports, take it from there), `labels`/`label` and `find_iri`/`line_of`, which reports and pages use to show IRIs.
 
 The writing path is plain functions over dataclasses and pyoxigraph terms (no rdflib, no SPARQL), because
 importers emit millions of triples through it.
@@ -22,14 +23,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pyoxigraph as ox
 
 from hpckg import terms as t
 from hpckg.names import SLUG_RE, slugify
 from hpckg.namespaces import ENTITY_KINDS, PREFIXES, entity, hpc
+from hpckg.namespaces import shorten as shorten
 from hpckg.values import AsOf, Iri, Value, parse_date, term, value_of
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 # --- The claim record and its one reader -----------------------------------------------------------
 
@@ -94,7 +99,8 @@ _CLAIM_LISTS = {t.PROV_HAD_PRIMARY_SOURCE: "sources", hpc("supersededBy"): "supe
 _BOUND_IRIS = {hpc(name): name for name in t.BOUNDS}
 
 
-def read_claims(store, *, about: Iterable[str] | None = None, iris: Iterable[str] | None = None) -> list[Claim]:
+def read_claims(store: GraphStore, *, about: Iterable[str] | None = None,
+                iris: Iterable[str] | None = None) -> list[Claim]:
     """The claims about the given entities, or the given claims, or (neither given) every claim in the
     store, sorted by (about, property, IRI). Derived claims are included (`derived=True`)."""
     if about is not None and iris is not None:
@@ -457,15 +463,6 @@ def source_check_quads(slug: str, *, source: str, system: str, result: str, ende
 # --- Showing IRIs: prefixed names, labels, and where a file writes them ------------------------------
 
 
-def shorten(iri: str) -> str:
-    """Write an IRI with the project's prefixes (sys:kalos rather than the full IRI)."""
-    best, name = "", ""
-    for prefix, ns in PREFIXES.items():
-        if iri.startswith(ns) and len(ns) > len(best):
-            best, name = ns, prefix
-    return f"{name}:{iri[len(best):]}" if best else iri
-
-
 _NOT_IN_IRIREF = frozenset('<>"{}|^`\\ \n\t')
 
 
@@ -486,7 +483,7 @@ def _batches(items: list, size: int) -> Iterable[list]:
         yield items[start:start + size]
 
 
-def labels(store, iris: Iterable[str]) -> dict[str, str]:
+def labels(store: GraphStore, iris: Iterable[str]) -> dict[str, str]:
     """The label of each IRI that has one: its English (or language-less) rdfs:label, else skos:prefLabel,
     else a label in another language, else an alias (skos:altLabel).
     Values that are not IRIs (a claim's text value among them) have no label and are passed over."""
@@ -506,7 +503,7 @@ def labels(store, iris: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def label(store, iri: str) -> str:
+def label(store: GraphStore, iri: str) -> str:
     """The IRI's label, else the last segment of the IRI."""
     return labels(store, [iri]).get(iri) or iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
 

@@ -81,6 +81,15 @@ def sparql_prefixes() -> str:
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 
 
+def shorten(iri: str) -> str:
+    """Write an IRI with the project's prefixes (sys:kalos rather than the full IRI)."""
+    best, name = "", ""
+    for prefix, ns in PREFIXES.items():
+        if iri.startswith(ns) and len(ns) > len(best):
+            best, name = ns, prefix
+    return f"{name}:{iri[len(best):]}" if best else iri
+
+
 def software_slug(version: str | None = None) -> str:
     """The slug of one version of hpckg as a software agent: 'hpckg-0-1-0' (a slug has no dots)."""
     from hpckg import __version__

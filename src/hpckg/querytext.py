@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hpckg.claims import shorten
-from hpckg.namespaces import ONTOLOGY, PREFIXES, VOCAB
+from hpckg.namespaces import ONTOLOGY, PREFIXES, VOCAB, shorten
 
 _POSITION = re.compile(r"error at (\d+):(\d+): (.*)", re.S)
 # A token the parser lists that a person can act on: a keyword or punctuation, not a character class.

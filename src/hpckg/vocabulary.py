@@ -18,8 +18,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg import paths
-from hpckg.claims import shorten
-from hpckg.namespaces import ONTOLOGY, hpc
+from hpckg.namespaces import ONTOLOGY, hpc, shorten
 from hpckg.terms import OWL, RDF, RDF_TYPE, RDFS, RDFS_COMMENT, RDFS_LABEL, SKOS, XSD
 
 RDFS_RANGE = RDFS + "range"
