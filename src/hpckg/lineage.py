@@ -11,8 +11,12 @@ the chain is followed until no claim is in force. Deprecated and machine-generat
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from hpckg.namespaces import VOCAB, hpc
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 LINEAGE_PROPERTIES = ("acquiredBy", "renamedTo", "parentOrganisation")
 
@@ -27,7 +31,7 @@ def date_key(date: object) -> str:
     return "-".join(parts)
 
 
-def lineage_steps(store) -> dict[str, list[tuple[str, str, str | None, bool]]]:
+def lineage_steps(store: GraphStore) -> dict[str, list[tuple[str, str, str | None, bool]]]:
     """Every organisation's lineage claims as (successor, start key, end key or None, preferred)."""
     steps: dict[str, list[tuple[str, str, str | None, bool]]] = {}
     props = " ".join(f"<{hpc(p)}>" for p in LINEAGE_PROPERTIES)
@@ -49,7 +53,7 @@ def lineage_steps(store) -> dict[str, list[tuple[str, str, str | None, bool]]]:
     return steps
 
 
-def parent_at(store, org: str, date: str | dt.date, *, steps=None) -> str:
+def parent_at(store: GraphStore, org: str, date: str | dt.date, *, steps=None) -> str:
     """The organisation `org` (an IRI) belonged to on `date` ("2010", "2010-06", "2010-06-30" or a date):
     the end of its chain of lineage claims in force on that date; `org` itself when none was."""
     steps = lineage_steps(store) if steps is None else steps

@@ -24,6 +24,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
@@ -32,6 +33,9 @@ from hpckg.names import ascii_fold, name_keys
 from hpckg.namespaces import GRAPH, entity, hpc
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.values import Iri
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 LINKS_GRAPH = GRAPH + "links"
 IMPORT = GRAPH + "import/"
@@ -93,7 +97,7 @@ class Record:
     years: set[int] = field(default_factory=set)
 
 
-def read_records(store) -> dict[str, Record]:
+def read_records(store: GraphStore) -> dict[str, Record]:
     records: dict[str, Record] = {}
     # A name comes back once per claim and label naming it (a TOP500 system's once per edition): its keys
     # are worked out once.
@@ -193,7 +197,7 @@ def agreement(a: Record, b: Record) -> list[str] | None:
     return evidence
 
 
-def first_sources(store, systems: set[str]) -> dict[str, str]:
+def first_sources(store: GraphStore, systems: set[str]) -> dict[str, str]:
     """Each system's alphabetically first source among the claims about it (systems without any are left out)."""
     if not systems:
         return {}
@@ -202,7 +206,7 @@ def first_sources(store, systems: set[str]) -> dict[str, str]:
             if row["first"] is not None}
 
 
-def link_quads(store, links: list[Link]) -> Iterator[ox.Quad]:
+def link_quads(store: GraphStore, links: list[Link]) -> Iterator[ox.Quad]:
     unsourced = [link for link in links
                  if not (link.a.name_sources.get(link.name) or link.b.name_sources.get(link.name))]
     fallback = first_sources(store, {record.iri for link in unsourced for record in (link.a, link.b)})
@@ -218,7 +222,7 @@ def link_quads(store, links: list[Link]) -> Iterator[ox.Quad]:
         yield from claim_quads(claim, graph=LINKS_GRAPH)
 
 
-def link_systems(store) -> int:
+def link_systems(store: GraphStore) -> int:
     """Write the links into the store's links graph; returns how many."""
     links = find_links(read_records(store))
     graph = ox.NamedNode(LINKS_GRAPH)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hpckg.cli.options import add_store_option, open_for_reading, store_location
 from hpckg.errors import InputError
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 MEMORY_HELP = "build the graph in memory from the project's files instead of reading a store"
 
@@ -24,7 +28,7 @@ def _progress(quiet: bool):
     return lambda message: print(f"  {message}", file=sys.stderr, flush=True)
 
 
-def _reading(store):
+def _reading(store: GraphStore):
     """Turn a damaged embedded store's errors while reading results into a clear StoreError."""
     import contextlib
 

@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hpckg.cli.graph import MEMORY_HELP, _reading
 from hpckg.cli.options import add_store_option, open_for_reading
 from hpckg.errors import InputError
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 FORMATS = ("md", "html")
 
@@ -50,7 +54,7 @@ def cmd_page(args: argparse.Namespace) -> int:
     return 0
 
 
-def _entity_page(store, kind: str, iri: str, format: str) -> tuple[str, str]:
+def _entity_page(store: GraphStore, kind: str, iri: str, format: str) -> tuple[str, str]:
     """A site, organisation or part page, read as the site reads it (hpckg.serve.views)."""
     from hpckg.formats import RDF_FORMATS
     from hpckg.page.render import render

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 import pyoxigraph as ox
@@ -28,6 +29,9 @@ from hpckg.terms import (
     XSD_DOUBLE,
 )
 from hpckg.values import INTEGER_TYPES
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 DECIMAL_TYPES = {XSD_DECIMAL, XSD_DOUBLE, XSD + "float"}
 SOME_VALUE, NO_VALUE = hpc("SomeValueClaim"), hpc("NoValueClaim")
@@ -60,7 +64,7 @@ def term_value(term: object) -> object:
     return getattr(term, "value", None)
 
 
-def select(store, sparql: str) -> list[dict[str, object]]:
+def select(store: GraphStore, sparql: str) -> list[dict[str, object]]:
     """Run a SELECT and return each solution as {variable: Python value}, unbound variables left out."""
     result = store.query(sparql)
     names = [variable.value for variable in result.variables]
@@ -122,7 +126,7 @@ class Ontology:
         return self.properties.get(iri) or PropertyInfo(iri, iri.removeprefix(ONTOLOGY))
 
     @classmethod
-    def read(cls, store) -> Ontology:
+    def read(cls, store: GraphStore) -> Ontology:
         properties: dict[str, PropertyInfo] = {}
         for row in select(store, """
             SELECT ?p ?class ?label ?unit ?order ?formatter WHERE {
@@ -207,7 +211,7 @@ def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
     return SourceLink(iri=iri, url=url, host=host or title or iri.rsplit("/", 1)[-1], title=title)
 
 
-def read_claims(store, entities: Iterable[str]) -> dict[str, list[Claim]]:
+def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Claim]]:
     """Every claim about the given entities (derived claims included), grouped by entity, with sources.
 
     A derived claim has no primary source of its own: its sources are those of the claims it was derived

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from hpckg.claims import labels
 from hpckg.errors import UnknownNameError
@@ -34,6 +35,9 @@ from hpckg.page.model import (
 )
 from hpckg.terms import BASIS_DERIVED
 
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
+
 # The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
 # model FLOPs utilisation) are listed only when claimed. Labels and units come from the ontology.
 LISTED_PERFORMANCE = tuple(hpc(name) for name in ("rmax", "rpeak", "cores", "powerKW", "gflopsPerWatt"))
@@ -42,7 +46,7 @@ HEADER_PROPERTIES = {hpc("country"): "country", hpc("status"): "status", hpc("sy
 PART_SUMMARY_EXCLUDED = {hpc("maker"), hpc("partCategory")}
 
 
-def find_system(store, ref: str) -> str:
+def find_system(store: GraphStore, ref: str) -> str:
     """The IRI of the system `ref` names: a slug, an IRI (or sys: CURIE), a label or an alias, in any case.
 
     Raises UnknownNameError naming the closest known systems when nothing matches."""
@@ -83,7 +87,7 @@ PAGE_KINDS = {"system": (hpc("System"),), "site": (hpc("Site"), hpc("Datacenter"
               "org": (hpc("Organisation"),), "part": (hpc("PartModel"),)}
 
 
-def find_entity(store, ref: str) -> tuple[str, str]:
+def find_entity(store: GraphStore, ref: str) -> tuple[str, str]:
     """(kind, IRI) of the system, site, organisation or part `ref` names: an IRI, a CURIE (site:acme,
     orgn:nvidia), a slug, a label or an alias, in any case. Systems are looked up first, so every system
     reference keeps working; another kind's name that is also a system's must be given as a CURIE or IRI."""
@@ -118,7 +122,7 @@ def find_entity(store, ref: str) -> tuple[str, str]:
                                                          "part named", 1)) from None
 
 
-def system_page(store, iri: str, preamble: Preamble | None = None) -> SystemPage:
+def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None) -> SystemPage:
     """Everything the page of system `iri` shows, read from the store; `preamble` is the dataset-wide part
     (read_preamble) when the caller keeps it, else it is read here (two graph-wide queries)."""
     ontology = Ontology.read(store)
@@ -271,7 +275,7 @@ def efficiency_row(by_property: dict[str, Claim], ontology: Ontology, formatter:
                              lead=any(f.lead for f in inputs), value=ratio))
 
 
-def today_parents(store, orgs: set[str]) -> dict[str, str]:
+def today_parents(store: GraphStore, orgs: set[str]) -> dict[str, str]:
     """Each organisation's parent today, where it differs: hpc:rollsUpTo when materialised, else the end of
     the hpc:acquiredBy / hpc:renamedTo chain (read from the truthy triples)."""
     values = iri_list(orgs)
@@ -334,7 +338,7 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
         supplier_figure=supplier_figure if supplier_figure.present else None)
 
 
-def read_preamble(store, ontology: Ontology) -> Preamble:
+def read_preamble(store: GraphStore, ontology: Ontology) -> Preamble:
     """The dataset's description, and the sourcing figures computed from the graph's own source checks (the
     canned queries source-check-summary and weakly-sourced-systems): how many systems have a readable
     citation naming them, of how many, and how many are weakly sourced. No source check, no figures: a
@@ -360,7 +364,7 @@ def read_preamble(store, ontology: Ontology) -> Preamble:
     return preamble
 
 
-def read_changes(store, iri: str) -> list[ChangeEntry]:
+def read_changes(store: GraphStore, iri: str) -> list[ChangeEntry]:
     rows = select(store, f"""
         SELECT ?entry ?date ?text WHERE {{
           ?entry a hpc:ChangeEntry ; hpc:changedEntity <{iri}> .
@@ -374,7 +378,7 @@ def read_changes(store, iri: str) -> list[ChangeEntry]:
     return sorted(entries.values(), key=lambda e: (e.date, e.iri))
 
 
-def read_checks(store, iri: str) -> list[SourceCheckRow]:
+def read_checks(store: GraphStore, iri: str) -> list[SourceCheckRow]:
     rows = select(store, f"""
         SELECT ?check ?source ?url ?title ?ended ?command ?result ?resultLabel ?passes ?software ?swLabel
                ?term ?count WHERE {{

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from hpckg.serve.editions import python_value, select, values
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 DEVELOPMENT = "performance-development"
 BY_COUNTRY = "performance-share-by-country"
@@ -38,7 +42,7 @@ def share(part: Decimal, total: Decimal) -> float:
     return float((part / total * 10000).quantize(Decimal(1), rounding=ROUND_HALF_UP) / 100) if total else 0.0
 
 
-def top500_figures(store) -> dict[str, Rows]:
+def top500_figures(store: GraphStore) -> dict[str, Rows]:
     """The rows of performance-development, performance-share-by-country and rmax-by-vendor-parent."""
     editions = {row["e"].value: row["issued"].value for row in select(store, """
         SELECT ?e ?issued WHERE { ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued }""")}

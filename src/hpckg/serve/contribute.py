@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
@@ -35,6 +36,9 @@ from hpckg.errors import InputError
 from hpckg.references import kind_of
 from hpckg.serve.responses import INTERNAL, HttpError, html_response
 from hpckg.serve.views import Html, Views
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 logger = logging.getLogger(__name__)
 MAX_DRAFT = 256 * 1024  # bytes of form body: far more than a system's file (a few kB)
@@ -105,7 +109,7 @@ def _main_of(page: str) -> str:
     return re.sub(r"<(/?)h([1-6])\b", lambda m: f"<{m.group(1)}h{min(6, int(m.group(2)) + 2)}", body)
 
 
-def previews(store, defined: list[str], base_iri: str) -> list[Preview]:
+def previews(store: GraphStore, defined: list[str], base_iri: str) -> list[Preview]:
     """The site's page of each system, site, organisation and part in `defined`, read from the review graph."""
     views = Views(store, base_iri)
     found = []
@@ -163,7 +167,7 @@ class ContributePage:
         self.running = threading.BoundedSemaphore(1)
         self._names: tuple[object, SystemNames] | None = None  # (store, its system names), kept in memory
 
-    def names(self, store) -> SystemNames:
+    def names(self, store: GraphStore) -> SystemNames:
         """The system names of the store generation being served, indexed once per generation (in memory:
         the page writes no file)."""
         if self._names is None or self._names[0] is not store:

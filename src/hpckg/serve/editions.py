@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from hpckg.namespaces import ONTOLOGY, PREFIXES
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 # The edition's claims the list shows, by property; each entry has at most one of each in an edition.
 SHOWN = ("listRank", "name", "site", "country", "supplierAtBuild", "rmax", "rpeak", "powerKW", "cores")
@@ -40,7 +44,7 @@ def python_value(term: ox.NamedNode | ox.Literal | ox.BlankNode) -> object:
     return term.value
 
 
-def select(store, sparql: str) -> list[dict[str, ox.NamedNode | ox.Literal]]:
+def select(store: GraphStore, sparql: str) -> list[dict[str, ox.NamedNode | ox.Literal]]:
     result = store.query(sparql)
     names = [v.value for v in result.variables]
     return [{n: row[n] for n in names if row[n] is not None} for row in result]
@@ -50,7 +54,7 @@ def values(iris: Iterable[str]) -> str:
     return " ".join(f"<{iri}>" for iri in sorted(set(iris)))
 
 
-def edition_rows(store, edition: str) -> list[dict[str, object]]:
+def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
     """The rows top500-list answers for `edition` (YYYY-MM), in rank order."""
     shown = ", ".join(f"hpc:{p}" for p in SHOWN)
     claims = select(store, f"""
@@ -99,7 +103,7 @@ def edition_rows(store, edition: str) -> list[dict[str, object]]:
     return rows
 
 
-def _labels(store, entries: dict[str, dict[str, object]], made: dict[str, set[str]]) -> dict[str, dict]:
+def _labels(store: GraphStore, entries: dict[str, dict[str, object]], made: dict[str, set[str]]) -> dict[str, dict]:
     """The labels the rows name: systems' (for entries the edition gives no name), sites' (their alias, the
     list's words, else their label), which integrator is a component of which system, vendors' and their
     parents' today."""

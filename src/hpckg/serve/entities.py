@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
@@ -13,10 +14,13 @@ from hpckg.claims import iri_ref, label, read_claims
 from hpckg.namespaces import DERIVED_GRAPH
 from hpckg.serve import urls
 
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
+
 BOUND_SYMBOLS = {"minExclusive": ">", "minInclusive": "≥", "maxExclusive": "<", "maxInclusive": "≤"}
 
 
-def describe(store, iri: str) -> list[ox.Triple]:
+def describe(store: GraphStore, iri: str) -> list[ox.Triple]:
     """An entity's description: its own triples, the claims about it (and about its components), the
     sources of those claims, and the input claims of its derived claims with their sources."""
     e = iri_ref(iri)
@@ -32,7 +36,7 @@ def describe(store, iri: str) -> list[ox.Triple]:
         }}"""))
 
 
-def summary(store, iri: str, base_iri: str) -> dict:
+def summary(store: GraphStore, iri: str, base_iri: str) -> dict:
     """The `.json` twin: a plain JSON summary of an entity (no RDF knowledge needed to read it)."""
     kind, slug = urls.split_entity_iri(iri, base_iri) or ("", "")
     types = [row["t"].value for row in store.query(f"SELECT ?t WHERE {{ {iri_ref(iri)} a ?t }}")]

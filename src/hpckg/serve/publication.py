@@ -25,7 +25,7 @@ from hpckg.publish.description import Dump, describe
 from hpckg.publish.schemaorg import dataset_jsonld
 from hpckg.publish.settings import PublisherSettings
 from hpckg.serve import urls
-from hpckg.store import Store
+from hpckg.store import GraphStore, Store
 
 EXTENSIONS = {fmt.extension: fmt for fmt in RDF_FORMATS.values()}
 GZIP_MTIME = 0  # a gzip file's header carries no time, so the same dump gives the same bytes
@@ -79,7 +79,7 @@ class Publication:
         latest = release_dumps(self.releases / names[-1], absolute) if names and self.releases else []
         return server_dumps(absolute) + latest
 
-    def description(self, store, endpoint: str, absolute: Callable[[str], str]) -> list[ox.Triple]:
+    def description(self, store: GraphStore, endpoint: str, absolute: Callable[[str], str]) -> list[ox.Triple]:
         """The DCAT-AP + VoID description with this server's endpoint and dumps (its counts read the whole
         store, so it is made once per store generation, host and set of releases)."""
         key = (id(store), endpoint, absolute("/"), *self.release_names())
@@ -90,7 +90,7 @@ class Publication:
                 self._described = (key, triples)
             return self._described[1]
 
-    def home_documents(self, store, generation: Path, endpoint: str,
+    def home_documents(self, store: GraphStore, generation: Path, endpoint: str,
                        absolute: Callable[[str], str]) -> list[dict | bytes]:
         """The home page's structured data: the schema.org Dataset and the DCAT-AP description as JSON-LD,
         computed once per store generation and host."""
@@ -102,7 +102,8 @@ class Publication:
                                          ox.serialize(triples, format=ox.RdfFormat.JSON_LD)]}
             return self._documents[key]
 
-    def dump_file(self, store, generation: Path, fmt: RdfFormatInfo, *, compressed: bool, revision: int = 0) -> Path:
+    def dump_file(self, store: GraphStore, generation: Path, fmt: RdfFormatInfo, *, compressed: bool,
+                  revision: int = 0) -> Path:
         """The current export in one format (gzip-compressed or not), written on first request; `revision`
         counts the updates applied to this generation in place."""
         folder = self.dumps_root / f"{generation.name}-{revision}"

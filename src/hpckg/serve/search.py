@@ -12,8 +12,12 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hpckg.names import name_key
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 # The kinds a search finds: class -> (kind word shown, its order among equal matches).
 KINDS = {"System": ("system", 0), "Site": ("site", 1), "Datacenter": ("site", 1), "Organisation": ("organisation", 2),
@@ -73,7 +77,7 @@ class SearchIndex:
         self.words = sorted(self.by_word)
 
     @classmethod
-    def from_store(cls, store) -> SearchIndex:
+    def from_store(cls, store: GraphStore) -> SearchIndex:
         entities: dict[str, Entity] = {}
         named: list[tuple[Entity, str]] = []
         for row in store.query(ENTITIES_QUERY):

@@ -12,6 +12,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 from markupsafe import Markup
@@ -34,6 +35,9 @@ from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
 from hpckg.values import Iri
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",
               "nt": "application/n-triples", "rdf": "application/rdf+xml"}
@@ -124,7 +128,7 @@ class Heading:
 class Views:
     """Renders pages from the server's read-only store handle."""
 
-    def __init__(self, store, base_iri: str):
+    def __init__(self, store: GraphStore, base_iri: str):
         self.store = store
         self.base_iri = base_iri
         self._search_index: SearchIndex | None = None

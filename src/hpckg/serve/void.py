@@ -3,11 +3,16 @@ at /.well-known/void, and the dataset statistics on the home page."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyoxigraph as ox
 
 from hpckg.formats import RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
 from hpckg.terms import RDF_TYPE
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"
@@ -20,7 +25,7 @@ COUNTED = {"systems": "hpc:System", "sites": "hpc:Site", "organisations": "hpc:O
            "derived claims": "hpc:DerivedClaim", "source checks": "hpc:SourceCheck"}
 
 
-def statistics(store) -> dict[str, int]:
+def statistics(store: GraphStore) -> dict[str, int]:
     """Counts for the home page: triples, named graphs, entities by class, claims by tier."""
     stats = {"triples": store.triple_count(), "named graphs": len(store.named_graphs())}
     for name, cls in COUNTED.items():
@@ -37,7 +42,7 @@ def _n(iri: str) -> ox.NamedNode:
     return ox.NamedNode(iri)
 
 
-def service_description(endpoint: str, store, settings) -> list[ox.Triple]:
+def service_description(endpoint: str, store: GraphStore, settings) -> list[ox.Triple]:
     """A SPARQL 1.1 Service Description (sd: vocabulary) of this endpoint."""
     service, dataset, default = _n(endpoint), ox.BlankNode("dataset"), ox.BlankNode("default")
     triples = [

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
@@ -27,6 +28,9 @@ from hpckg.verify.extract import TextCache
 from hpckg.verify.fetch import Fetcher, FetchOptions
 from hpckg.verify.match import Wanted, find, name_variants, part_variants
 from hpckg.verify.record import CheckRecord, PastCheck, history
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 COUNT_PROPERTIES = (hpc("quantity"), hpc("nodeCount"))
 PASSING = ("names-system-part-count", "names-system-part", "names-system")
@@ -50,7 +54,7 @@ def source_url(url: str | None, arxiv_id: str | None) -> str | None:
     return None
 
 
-def system_iri(store, ref: str) -> str:
+def system_iri(store: GraphStore, ref: str) -> str:
     """A system's IRI from its IRI or slug; an unknown system is an input error."""
     iri = ref if ref.startswith(("http://", "https://")) else entity("system", ref)
     if not store.query(f"ASK {{ {iri_ref(iri)} a hpc:System }}"):
@@ -58,7 +62,7 @@ def system_iri(store, ref: str) -> str:
     return iri
 
 
-def read_targets(store, *, system: str | None = None) -> list[Target]:
+def read_targets(store: GraphStore, *, system: str | None = None) -> list[Target]:
     """The sources cited by claims about systems (and their components), with what to look for in each."""
     only = f"VALUES ?system {{ {iri_ref(system)} }}" if system else ""
     rows = store.query(f"""
@@ -106,7 +110,7 @@ def read_targets(store, *, system: str | None = None) -> list[Target]:
     return sorted(targets.values(), key=lambda target: target.source)
 
 
-def _names(store, iris: Iterable[str]) -> dict[str, tuple[str, list[str]]]:
+def _names(store: GraphStore, iris: Iterable[str]) -> dict[str, tuple[str, list[str]]]:
     """Each IRI's English (or untagged) rdfs:label and its skos:altLabels."""
     found: dict[str, tuple[str, list[str]]] = {}
     iris = sorted(iris)
@@ -196,7 +200,7 @@ def _ended(check: PastCheck) -> dt.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-def verify(store, *, system: str | None = None, stale_after: dt.datetime | None = None,
+def verify(store: GraphStore, *, system: str | None = None, stale_after: dt.datetime | None = None,
            options: FetchOptions | None = None, progress: Progress | None = None,
            url_map: Callable[[str], str] | None = None, on_start: Callable[[int], None] | None = None
            ) -> VerifyReport:
