@@ -216,3 +216,14 @@ def seed_store() -> Store:
 def seed_report(seed_store: Store) -> ValidationReport:
     """The curated graph validated once per session with the fast engine (pySHACL parity is a slow test)."""
     return validate(seed_store)
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """One headless Chromium for the whole session, driven over DevTools (tests/chromium.py): each page a test
+    loads gets a fresh tab of its own. Skipped without Chromium, failed under CI (require_chromium)."""
+    from chromium import Browser  # not at the top: chromium.py imports require_chromium from here
+
+    chromium = Browser(tmp_path_factory.mktemp("chromium") / "profile")
+    yield chromium
+    chromium.close()

@@ -38,6 +38,7 @@ AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c" 
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FRONTIER = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 SYSTEM = "top500-180307"
+SIZE = "1280,1600"
 
 pytestmark = pytest.mark.slow
 
@@ -80,32 +81,30 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    require_chromium()
-    assert hashlib.sha256(AXE.read_bytes()).hexdigest() == AXE_SHA256, f"{AXE} is not the vendored axe-core"
+def axe_script() -> str:
+    script = AXE.read_bytes()
+    assert hashlib.sha256(script).hexdigest() == AXE_SHA256, f"{AXE} is not the vendored axe-core"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    chromium = Browser(tmp_path_factory.mktemp("axe") / "profile", "1280,1600")
-    chromium.open("about:blank")
-    yield chromium
-    chromium.close()
+    return script.decode("utf-8")
 
 
 @pytest.fixture(scope="module")
-def linked(server, browser) -> dict[str, str]:
+def linked(server, browser: Browser) -> dict[str, str]:
     """The first organisation, part, claim, source and country page that a list or page links to."""
     found: dict[str, str] = {}
-    for kind, (page, prefix) in LINKED.items():
-        browser.navigate(server.url + (PAGES.get(page) or found[page]))
-        href = browser.evaluate(f"document.querySelector('main a[href^=\"{prefix}\"]')?.getAttribute('href')")
-        assert href, f"the {page} page links to no {kind} page"
-        found[kind] = str(href)
+    with browser.tab(SIZE):
+        for kind, (page, prefix) in LINKED.items():
+            browser.navigate(server.url + (PAGES.get(page) or found[page]))
+            href = browser.evaluate(f"document.querySelector('main a[href^=\"{prefix}\"]')?.getAttribute('href')")
+            assert href, f"the {page} page links to no {kind} page"
+            found[kind] = str(href)
     return found
 
 
-def violations(browser: Browser) -> list[dict]:
+def violations(browser: Browser, axe_script: str) -> list[dict]:
     """axe's WCAG 2.1 A/AA violations on the page the browser shows."""
     if not browser.evaluate("typeof axe !== 'undefined'"):
-        browser.evaluate(AXE.read_text(encoding="utf-8"))
+        browser.evaluate(axe_script)
     options = {"runOnly": {"type": "tag", "values": WCAG_21_AA}, "resultTypes": ["violations"]}
     return list(browser.evaluate(  # type: ignore[arg-type]
         f"axe.run(document, {json.dumps(options)}).then(r => r.violations.map(v => ({{"
@@ -127,22 +126,22 @@ def report(found: dict[str, list[dict]]) -> str:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_axe_finds_no_wcag_violation(server, browser, linked, kind):
-    browser.color_scheme("light")
-    if kind == "contribute-review":  # the answer to a pasted draft: its review and the page it defines
-        browser.navigate(server.url + urls.contribute())
-        browser.evaluate("document.getElementById('draft-turtle').focus()")
-        browser.send("Input.insertText", text=FRONTIER.read_text(encoding="utf-8"))
-        browser.evaluate("document.querySelector('form.contribute button[type=submit]').click()")
-        browser.wait_for("document.getElementById('review')")
-    else:
-        browser.navigate(server.url + (PAGES.get(kind) or linked[kind]))
-    assert browser.evaluate("document.querySelector('main') !== null"), f"{kind}: not one of the site's pages"
+def test_axe_finds_no_wcag_violation(server, browser: Browser, axe_script, linked, kind):
     found = {}
-    for scheme in ("light", "dark"):
-        browser.color_scheme(scheme)
-        assert browser.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
-        found[scheme] = violations(browser)
-        browser.screenshot(ARTIFACTS / f"axe-{kind}-{scheme}.png", full_page=True)
+    with browser.tab(SIZE, scheme="light"):
+        if kind == "contribute-review":  # the answer to a pasted draft: its review and the page it defines
+            browser.navigate(server.url + urls.contribute())
+            browser.evaluate("document.getElementById('draft-turtle').focus()")
+            browser.send("Input.insertText", text=FRONTIER.read_text(encoding="utf-8"))
+            browser.evaluate("document.querySelector('form.contribute button[type=submit]').click()")
+            browser.wait_for("document.getElementById('review')")
+        else:
+            browser.navigate(server.url + (PAGES.get(kind) or linked[kind]))
+        assert browser.evaluate("document.querySelector('main') !== null"), f"{kind}: not one of the site's pages"
+        for scheme in ("light", "dark"):
+            browser.color_scheme(scheme)
+            assert browser.evaluate(f"matchMedia('(prefers-color-scheme: {scheme})').matches")
+            found[scheme] = violations(browser, axe_script)
+            browser.screenshot(ARTIFACTS / f"axe-{kind}-{scheme}.png", full_page=True)
     if any(found.values()):
         pytest.fail(f"axe finds WCAG 2.1 A/AA violations on the {kind} page:\n" + report(found), pytrace=False)

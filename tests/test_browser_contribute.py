@@ -2,7 +2,7 @@
 with real TOP500 and Epoch AI imports: a draft is pasted into the text box (the DevTools protocol's
 Input.insertText, as a paste types it) and the form submitted with its button; the answer shows the review
 and the rendered page of the system the draft defines. Chromium is driven over --remote-debugging-pipe
-(tests/chromium.py); screenshots go to test-artifacts/website/."""
+(tests/chromium.py, the session's one browser); screenshots go to test-artifacts/website/."""
 
 from __future__ import annotations
 
@@ -34,11 +34,10 @@ def server():
     live.stop()
 
 
-def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, tmp_path):
+def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser: Browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser = Browser(tmp_path / "profile")
-    try:
-        browser.open(server.url + urls.contribute())
+    with browser.tab("1280,2600"):
+        browser.navigate(server.url + urls.contribute())
         browser.wait_for("document.getElementById('draft-turtle')")
         browser.evaluate("document.getElementById('draft-turtle').focus()")
         browser.send("Input.insertText", text=FRONTIER.read_text(encoding="utf-8"))
@@ -46,8 +45,6 @@ def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, tmp_path
         browser.wait_for("document.getElementById('review')")
         browser.screenshot(ARTIFACTS / "contribute-review.png")
         dom = str(browser.evaluate("document.documentElement.outerHTML"))
-    finally:
-        browser.close()
     assert (ARTIFACTS / "contribute-review.png").stat().st_size > 10_000
     text = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"(?s)<style.*?</style>", "", dom))))
     # The review the command gives for the same draft against the same store, problem for problem.
