@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-import subprocess
 import urllib.parse
 from pathlib import Path
 
@@ -17,8 +16,6 @@ from serve_live import serve_store, start_server
 from conftest import require_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 
 
 pytestmark = pytest.mark.slow
@@ -36,15 +33,16 @@ def server():
     live.stop()
 
 
-def browse(url: str, profile: Path, screenshot: str) -> str:
-    """The DOM Chromium renders for a URL (after scripts ran), and a PNG of it under test-artifacts/."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    common = [chromium(), *FLAGS, f"--user-data-dir={profile}"]
-    dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, timeout=120, check=True)
-    subprocess.run([*common, f"--screenshot={ARTIFACTS / screenshot}", "--window-size=1280,1800", url],
-                   capture_output=True, timeout=120, check=True)
-    assert (ARTIFACTS / screenshot).stat().st_size > 0
-    return dom.stdout.decode("utf-8")
+@pytest.fixture
+def browse(browser):
+    def load(url: str, screenshot: str) -> str:
+        """The DOM Chromium renders for a URL (after scripts ran), and a PNG of it under test-artifacts/."""
+        ARTIFACTS.mkdir(exist_ok=True)
+        dom = browser.browse(url, ARTIFACTS / screenshot, "1280,1800")
+        assert (ARTIFACTS / screenshot).stat().st_size > 0
+        return dom
+
+    return load
 
 
 def visible(dom: str) -> str:
@@ -52,16 +50,16 @@ def visible(dom: str) -> str:
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom)))
 
 
-def test_home_system_site_and_a_canned_query_in_chromium(server, tmp_path):
-    home = browse(server.url + urls.home(), tmp_path / "profile", "home.png")
+def test_home_system_site_and_a_canned_query_in_chromium(server, browse):
+    home = browse(server.url + urls.home(), "home.png")
     assert "hpckg: supercomputers and AI clusters" in visible(home)
     assert re.search(r"systems [1-9]", visible(home))
 
-    kalos = browse(server.url + urls.page("system", "kalos"), tmp_path / "profile", "system-kalos.png")
+    kalos = browse(server.url + urls.page("system", "kalos"), "system-kalos.png")
     assert "Kalos (Shanghai AI Lab)" in visible(kalos) and "2,416" in visible(kalos)
     assert '<script type="application/ld+json">' in kalos
 
-    acme = browse(server.url + urls.page("site", "acme"), tmp_path / "profile", "site-acme.png")
+    acme = browse(server.url + urls.page("site", "acme"), "site-acme.png")
     assert "Accelerators: 4,704" in visible(acme)
     assert "weakest tier of the inputs: reported" in visible(acme)
 
@@ -70,7 +68,7 @@ def test_home_system_site_and_a_canned_query_in_chromium(server, tmp_path):
     action = re.search(r'<form method="get" action="([^"]*acme-total)"', home)
     assert action, "the home page has no Run form for acme-total"
     target = urllib.parse.urljoin(server.url + "/", html.unescape(action.group(1)))
-    results = browse(target, tmp_path / "profile", "query-acme-total.png")
+    results = browse(target, "query-acme-total.png")
     table = re.search(r'<table class="results">(.*?)</table>', results, re.S)
     assert table and ("4704" in table.group(1) or "4,704" in table.group(1))
     assert f'href="{urls.canned("acme-total", "csv")}"' in results

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import html
 import re
-import subprocess
 import urllib.parse
 from pathlib import Path
 
@@ -28,8 +27,6 @@ from website_store import imported_store
 from conftest import require_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 DESKTOP, PHONE = "1280,1800", "390,1600"
 
 pytestmark = pytest.mark.slow
@@ -44,15 +41,16 @@ def server():
     live.stop()
 
 
-def browse(url: str, profile: Path, screenshot: str, size: str = DESKTOP) -> str:
-    """The DOM Chromium renders for a URL, and a PNG of it under test-artifacts/website/."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    common = [require_chromium(), *FLAGS, f"--user-data-dir={profile}", f"--window-size={size}"]
-    dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, timeout=120, check=True)
-    subprocess.run([*common, f"--screenshot={ARTIFACTS / screenshot}", url], capture_output=True, timeout=120,
-                   check=True)
-    assert (ARTIFACTS / screenshot).stat().st_size > 10_000
-    return dom.stdout.decode("utf-8")
+@pytest.fixture
+def browse(browser):
+    def load(url: str, screenshot: str, size: str = DESKTOP) -> str:
+        """The DOM Chromium renders for a URL, and a PNG of it under test-artifacts/website/."""
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        dom = browser.browse(url, ARTIFACTS / screenshot, size)
+        assert (ARTIFACTS / screenshot).stat().st_size > 10_000
+        return dom
+
+    return load
 
 
 def visible(dom: str) -> str:
@@ -64,48 +62,47 @@ def link_after(dom: str, pattern: str) -> str:
     return html.unescape(re.search(pattern, dom, re.S).group(1))
 
 
-def test_search_to_a_system_page(server, tmp_path):
-    home = browse(server.url + urls.home(), tmp_path / "p", "home.png")
+def test_search_to_a_system_page(server, browse):
+    home = browse(server.url + urls.home(), "home.png")
     action = link_after(home, r'<form class="search" role="search" method="get" action="([^"]+)"')
     # Submitting the box is a GET of its action with q=...: what the browser does without any script.
-    results = browse(server.url + action + "?" + urllib.parse.urlencode({"q": "frontier"}), tmp_path / "p",
-                     "search-frontier.png")
+    results = browse(server.url + action + "?" + urllib.parse.urlencode({"q": "frontier"}), "search-frontier.png")
     assert "Frontier" in visible(results) and "system" in visible(results)
     first = link_after(results, r'<ol class="search-results">\s*<li><a href="([^"]+)"')
     assert first == urls.page("system", "top500-180047")
-    page = browse(server.url + first, tmp_path / "p", "system-frontier.png")
+    page = browse(server.url + first, "system-frontier.png")
     assert "Frontier" in visible(page)
     assert re.search(r'<figure class="chart" id="system-history">.*?<svg role="img" aria-label="Frontier was listed',
                      page, re.S)
     assert '<table class="chart-table" id="system-history-data">' in page
 
 
-def test_list_sorting_and_paging(server, tmp_path):
-    edition = browse(server.url + urls.top500_list("2025-06"), tmp_path / "p", "top500-2025-06.png")
+def test_list_sorting_and_paging(server, browse):
+    edition = browse(server.url + urls.top500_list("2025-06"), "top500-2025-06.png")
     assert "El Capitan" in visible(edition) and "page 1 of 5" in visible(edition)
     # Click the Rmax heading twice (ascending sort), then "next": links, no script.
     rmax = link_after(edition, r'<th scope="col"[^>]*><a href="([^"]+)">Rmax')
-    descending = browse(server.url + rmax, tmp_path / "p", "top500-by-rmax.png")
+    descending = browse(server.url + rmax, "top500-by-rmax.png")
     rmax = link_after(descending, r'<th scope="col"[^>]*><a href="([^"]+)">Rmax')
-    ascending = browse(server.url + rmax, tmp_path / "p", "top500-by-rmax-ascending.png")
+    ascending = browse(server.url + rmax, "top500-by-rmax-ascending.png")
     following = link_after(ascending, r'<a rel="next" href="([^"]+)"')
-    second = browse(server.url + following, tmp_path / "p", "top500-by-rmax-page-2.png")
+    second = browse(server.url + following, "top500-by-rmax-page-2.png")
     assert "page 2 of 5" in visible(second)
     cells = re.findall(r'<tr><td class="num">(\d+)</td>', second)
     assert len(cells) == 100 and "El Capitan" not in visible(second)
     assert 'aria-sort="ascending"' in second
 
 
-def test_each_chart_is_drawn_with_its_data_table(server, tmp_path):
-    page = browse(server.url + urls.charts(), tmp_path / "p", "charts.png")
+def test_each_chart_is_drawn_with_its_data_table(server, browse):
+    page = browse(server.url + urls.charts(), "charts.png")
     for chart in ("performance-development", "share-by-country", "share-by-vendor"):
         assert re.search(rf'<figure class="chart" id="{chart}">.*?<svg role="img" aria-label="[^"]+".*?'
                          rf'<table class="chart-table" id="{chart}-data">.*?<td>2025-06</td>', page, re.S), chart
 
 
-def test_the_tier_switch_changes_the_totals(server, tmp_path):
-    every = visible(browse(server.url + urls.epoch_clusters(), tmp_path / "p", "epoch-clusters.png"))
-    reported = visible(browse(server.url + urls.epoch_clusters(params={"tier": "reported"}), tmp_path / "p",
+def test_the_tier_switch_changes_the_totals(server, browse):
+    every = visible(browse(server.url + urls.epoch_clusters(), "epoch-clusters.png"))
+    reported = visible(browse(server.url + urls.epoch_clusters(params={"tier": "reported"}),
                               "epoch-clusters-reported.png"))
     total = re.compile(r"(\d[\d,]*) of (\d[\d,]*) rows.*?Accelerators: ([\d,]+) ?, of which lead: ([\d,]+)")
     all_rows, _, all_total, all_lead = total.search(every).groups()
@@ -115,7 +112,7 @@ def test_the_tier_switch_changes_the_totals(server, tmp_path):
     assert some_lead == "0" and all_lead != "0"
 
 
-def test_the_epoch_charts_and_their_tier_switch(server, tmp_path):
+def test_the_epoch_charts_and_their_tier_switch(server, browse):
     """Epoch AI's accelerators over time, drawn with their data tables; ?tier=reported (the charts page's tier
     switch, a GET form) leaves the lead counts out: the last year's total drops by its lead part."""
     def last_row(dom: str, chart_id: str) -> list[str]:
@@ -124,9 +121,8 @@ def test_the_epoch_charts_and_their_tier_switch(server, tmp_path):
         return [html.unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", rows[-1])]
 
     tall = "1280,6400"  # the whole page, the Epoch charts at its end
-    every = browse(server.url + urls.charts(), tmp_path / "p", "charts-epoch.png", tall)
-    reported = browse(server.url + urls.charts() + "?tier=reported", tmp_path / "p", "charts-epoch-reported.png",
-                      tall)
+    every = browse(server.url + urls.charts(), "charts-epoch.png", tall)
+    reported = browse(server.url + urls.charts() + "?tier=reported", "charts-epoch-reported.png", tall)
     assert 'name="tier" value="reported" checked' in reported.replace('checked=""', "checked")
     for chart_id in ("accelerators-by-country", "accelerators-by-owner"):
         chart = re.search(rf'<figure class="chart" id="{chart_id}">(.*?)</figure>', every, re.S).group(1)
@@ -136,11 +132,11 @@ def test_the_epoch_charts_and_their_tier_switch(server, tmp_path):
         assert lead > 0 and reported_lead == 0 and reported_total == total - lead
 
 
-def test_a_list_and_a_system_page_at_phone_width(server, tmp_path):
-    page = browse(server.url + urls.top500_list("2025-06"), tmp_path / "p", "phone-top500.png", PHONE)
+def test_a_list_and_a_system_page_at_phone_width(server, browse):
+    page = browse(server.url + urls.top500_list("2025-06"), "phone-top500.png", PHONE)
     assert '<div class="table-scroll">' in page  # the wide table scrolls inside, the page does not
-    browse(server.url + urls.page("system", "top500-180307"), tmp_path / "p", "phone-system.png", PHONE)
-    browse(server.url + urls.charts(), tmp_path / "p", "phone-charts.png", PHONE)
+    browse(server.url + urls.page("system", "top500-180307"), "phone-system.png", PHONE)
+    browse(server.url + urls.charts(), "phone-charts.png", PHONE)
 
 
 PAGE_TYPES = {
@@ -154,8 +150,8 @@ PAGE_TYPES = {
 
 
 @pytest.mark.parametrize("kind", PAGE_TYPES)
-def test_accessibility_of_each_page_type(server, tmp_path, kind):
-    dom = browse(server.url + PAGE_TYPES[kind], tmp_path / "p", f"a11y-{kind}.png")
+def test_accessibility_of_each_page_type(server, browse, kind):
+    dom = browse(server.url + PAGE_TYPES[kind], f"a11y-{kind}.png")
     assert re.search(r'<html lang="en"', dom)
     assert len(re.findall(r"<main[\s>]", dom)) == 1 and re.search(r"<header[\s>]", dom) and "<nav" in dom
     levels = [int(level) for level in re.findall(r"<h([1-6])[\s>]", dom)]
@@ -193,18 +189,18 @@ def test_text_colours_contrast_with_their_backgrounds_light_and_dark():
     assert contrast("#5c4400", "#fff3cd") >= 4.5  # the lead badge
 
 
-def test_from_search_to_comparing_two_systems(server, tmp_path):
+def test_from_search_to_comparing_two_systems(server, browse):
     # Search from the box on every page, then "add to compare" and the compare page's own search: links and
     # GET forms only, no IRI typed.
-    results = browse(server.url + urls.search("frontier"), tmp_path / "p", "compare-search-frontier.png")
+    results = browse(server.url + urls.search("frontier"), "compare-search-frontier.png")
     add = link_after(results, r'<a class="add" href="([^"]+)">add to compare</a>')
-    one = browse(server.url + add, tmp_path / "p", "compare-one-system.png")
+    one = browse(server.url + add, "compare-one-system.png")
     assert "Only one system chosen" in visible(one) and "Frontier" in visible(one)
     form = re.search(r'<form method="get" action="([^"]+)" class="compare-search".*?</form>', one, re.S)
     hidden = re.findall(r'<input type="hidden" name="system" value="([^"]+)">', form.group(0))
     query = urllib.parse.urlencode([("system", s) for s in hidden] + [("q", "el capitan")])
-    found = browse(server.url + html.unescape(form.group(1)) + "?" + query, tmp_path / "p", "compare-find.png")
-    both = browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'), tmp_path / "p",
+    found = browse(server.url + html.unescape(form.group(1)) + "?" + query, "compare-find.png")
+    both = browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'),
                   "compare-frontier-el-capitan.png")
     text = visible(both)
     assert "Frontier" in text and "El Capitan" in text and "Rmax (TFlop/s)" in text
@@ -212,18 +208,17 @@ def test_from_search_to_comparing_two_systems(server, tmp_path):
     assert re.search(r'<figure class="chart" id="compare-history">.*?<svg role="img" aria-label="Line charts', both,
                      re.S)
     assert '<table class="chart-table" id="compare-history-data">' in both
-    browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'), tmp_path / "p",
-           "phone-compare.png", PHONE)
+    browse(server.url + link_after(found, r'<a class="add" href="([^"]+)">add to compare</a>'), "phone-compare.png",
+           PHONE)
 
 
-def test_sorting_and_paging_a_sites_list(server, tmp_path):
-    sites = browse(server.url + urls.entity_list("sites", params={"per": "25"}), tmp_path / "p", "sites.png")
+def test_sorting_and_paging_a_sites_list(server, browse):
+    sites = browse(server.url + urls.entity_list("sites", params={"per": "25"}), "sites.png")
     assert 'aria-sort="descending"' in sites and "page 1 of" in visible(sites)
     # Click the Site heading (sort by name), then "next".
-    by_name = browse(server.url + link_after(sites, r'<th scope="col"[^>]*><a href="([^"]+)">Site'), tmp_path / "p",
+    by_name = browse(server.url + link_after(sites, r'<th scope="col"[^>]*><a href="([^"]+)">Site'),
                      "sites-by-name.png")
-    following = browse(server.url + link_after(by_name, r'<a rel="next" href="([^"]+)"'), tmp_path / "p",
-                       "sites-by-name-page-2.png")
+    following = browse(server.url + link_after(by_name, r'<a rel="next" href="([^"]+)"'), "sites-by-name-page-2.png")
     assert "page 2 of" in visible(following) and 'aria-sort="ascending"' in following
     names = [html.unescape(n) for n in re.findall(r'<tr><td><a href="/page/site/[^"]+">([^<]+)</a>', following)]
     assert len(names) == 25 and [n.casefold() for n in names] == sorted(n.casefold() for n in names)
