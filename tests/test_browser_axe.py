@@ -27,10 +27,6 @@ import pytest
 
 from chromium import Browser
 from hpckg.serve import urls
-from serve_live import start_server
-from website_store import imported_store
-
-from conftest import require_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
 AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
@@ -40,7 +36,7 @@ FRONTIER = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 SYSTEM = "top500-180307"
 SIZE = "1280,1600"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.imports]
 
 # One page of each type, by the URL builder; the entity kinds without a fixed example are the first ones a
 # page links to, found in the fixture below (the source from the claim page, so in that order).
@@ -72,12 +68,9 @@ KINDS = [*PAGES, *LINKED, "contribute-review"]
 
 
 @pytest.fixture(scope="module")
-def server():
-    require_chromium()
-    live = start_server(imported_store(), "--workers", "2", "--rate-limit", "0")
+def server(browser, website_server):
     print(f"\nscreenshots of the axe tests: {ARTIFACTS}/axe-*.png")
-    yield live
-    live.stop()
+    return website_server
 
 
 @pytest.fixture(scope="module")

@@ -12,26 +12,20 @@ from pathlib import Path
 
 import pytest
 
+import stores
 from chromium import Browser
 from hpckg.contribute.check import check_files
 from hpckg.serve import urls
-from serve_live import start_server
-from website_store import imported_store
-
-from conftest import require_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
 FRONTIER = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.imports]
 
 
 @pytest.fixture(scope="module")
-def server():
-    require_chromium()
-    live = start_server(imported_store(), "--workers", "2")
-    yield live
-    live.stop()
+def server(browser, website_server):
+    return website_server
 
 
 def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser: Browser):
@@ -48,7 +42,7 @@ def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser:
     assert (ARTIFACTS / "contribute-review.png").stat().st_size > 10_000
     text = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"(?s)<style.*?</style>", "", dom))))
     # The review the command gives for the same draft against the same store, problem for problem.
-    expected = check_files([FRONTIER], store_path=imported_store())
+    expected = check_files([FRONTIER], store_path=stores.website().store)
     assert expected.problems, "the imported TOP500 lists Frontier: the draft should be reported as a duplicate"
     for problem in expected.problems:
         assert f"[ {problem.code} ]" in text and problem.message in text

@@ -21,24 +21,17 @@ from pathlib import Path
 import pytest
 
 from hpckg.serve import urls
-from serve_live import start_server
-from website_store import imported_store
-
-from conftest import require_chromium
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
 DESKTOP, PHONE = "1280,1800", "390,1600"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.imports]
 
 
 @pytest.fixture(scope="module")
-def server():
-    require_chromium()
-    live = start_server(imported_store(), "--workers", "2", "--rate-limit", "0")
+def server(browser, website_server):
     print(f"\nscreenshots of the website tests: {ARTIFACTS}")
-    yield live
-    live.stop()
+    return website_server
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ GRAPH_TESTS = ("test_seed_data.py", "test_data_files.py")
 def project_with_tests(target: Path) -> Path:
     copy_project(target)
     (target / "tests").mkdir()
-    for name in ("conftest.py", *GRAPH_TESTS):
+    for name in ("conftest.py", "stores.py", *GRAPH_TESTS):  # conftest makes the session's store factory
         shutil.copy(ROOT / "tests" / name, target / "tests" / name)
     return target
 

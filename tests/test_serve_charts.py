@@ -9,19 +9,18 @@ import re
 
 import pytest
 
-import stores
 from hpckg.query import canned_query
 from hpckg.serve import lists, urls
 from hpckg.serve.analytics import QUERIES
-from serve_live import in_process
+
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
-def web():
-    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
-        yield client
+def web(website_client):
+    return website_client
 
 
 def figure(page: str, chart_id: str) -> str:

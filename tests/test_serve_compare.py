@@ -16,23 +16,19 @@ import httpx
 import pytest
 from openpyxl import load_workbook
 
-import stores
 from hpckg.serve import urls
-from serve_live import start_server
 from stores import TOP500
+
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 EL_CAPITAN, FRONTIER = "top500-180307", "top500-180047"  # System IDs of the spreadsheets
 
 
 @pytest.fixture(scope="module")
-def web():
-    live = start_server(stores.website().store, "--workers", "2", "--rate-limit", "0")
-    try:
-        with httpx.Client(base_url=live.url, timeout=120) as client:
-            yield client
-    finally:
-        live.stop()
+def web(website_server):
+    with httpx.Client(base_url=website_server.url, timeout=120) as client:
+        yield client
 
 
 def listed(edition_file: str) -> dict[str, dict[str, object]]:

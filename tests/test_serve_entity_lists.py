@@ -16,23 +16,19 @@ import httpx
 import pytest
 from openpyxl import load_workbook
 
-import stores
 from hpckg.serve import urls
-from serve_live import start_server
 from stores import TOP500
+
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 SITE = "https://w3id.org/hpckg/id/site/top500-site-"
 
 
 @pytest.fixture(scope="module")
-def web():
-    live = start_server(stores.website().store, "--workers", "2", "--rate-limit", "0")
-    try:
-        with httpx.Client(base_url=live.url, timeout=120) as client:
-            yield client
-    finally:
-        live.stop()
+def web(website_server):
+    with httpx.Client(base_url=website_server.url, timeout=120) as client:
+        yield client
 
 
 def latest_rows() -> dict[str, dict[str, object]]:

@@ -13,18 +13,17 @@ import urllib.parse
 import pytest
 from openpyxl import load_workbook
 
-import stores
 from hpckg.serve import lists, urls
-from serve_live import in_process
 from stores import TOP500
+
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
-def web():
-    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
-        yield client
+def web(website_client):
+    return website_client
 
 
 def body_rows(page: str) -> list[list[str]]:

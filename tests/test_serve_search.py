@@ -9,18 +9,17 @@ import re
 
 import pytest
 
-import stores
 from hpckg.serve import urls
 from hpckg.serve.search import Entity, SearchIndex
-from serve_live import in_process
+
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 
 
 @pytest.fixture(scope="module")
-def web():
-    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
-        yield client
+def web(website_client):
+    return website_client
 
 
 def found(web, text: str, limit: int = 10) -> list[dict]:

@@ -3,7 +3,7 @@ ports with its own ini file and database folder (tests/virtuoso_server.py).
 
 The `hpckg` command builds into it (validated locally, staged, switched), queries and checks against it,
 every canned query answers the same as on the embedded store, and a build killed while it loads leaves the
-previous graphs answering. A second Virtuoso holds real imports (tests/website_store.py), where Virtuoso
+previous graphs answering. A second Virtuoso holds real imports (tests/stores.py, WEBSITE), where Virtuoso
 plans queries as it would for a user's data: every canned query answers them the same too, with the graphs
 listed and through the build's graph group.
 """
@@ -31,6 +31,8 @@ from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
 from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
 
 from conftest import ROOT, copy_project, hpckg_executable
+
+pytestmark = pytest.mark.virtuoso
 
 
 @pytest.fixture(scope="module")
@@ -395,7 +397,7 @@ def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_na
 
 @pytest.fixture(scope="module")
 def imports(tmp_path_factory) -> Iterator[tuple[Virtuoso, Store]]:
-    """Two TOP500 editions and Epoch AI's data (the website tests' store, tests/website_store.py) published
+    """Two TOP500 editions and Epoch AI's data (the website tests' store, tests/stores.py) published
     into a Virtuoso of their own. The seed alone is too small to show how Virtuoso plans the aggregates: on
     these imports one of them never answered through the graph group. No server time limit, so a query that
     never answers holds only its own request (with a limit it took the whole server with it)."""
