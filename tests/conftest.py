@@ -54,6 +54,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit("a draft in data/ttl/ (above)", returncode=1)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`make test`: --dist loadgroup) a module's tests run on one worker, so its module
+    fixtures (servers, stores, browsers' pages) are made once; a module whose tests share nothing costly
+    and take long one by one says SPREAD_OVER_WORKERS = True and has its tests dealt out one at a time."""
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and not getattr(module, "SPREAD_OVER_WORKERS", False):
+            item.add_marker(pytest.mark.xdist_group(module.__name__))
+
+
 def hpckg_executable() -> str:
     """The installed `hpckg` console script of the interpreter running the tests."""
     candidate = Path(sys.executable).with_name("hpckg")
@@ -227,3 +237,25 @@ def browser(tmp_path_factory):
     chromium = Browser(tmp_path_factory.mktemp("chromium") / "profile")
     yield chromium
     chromium.close()
+
+
+@pytest.fixture(scope="session")
+def website_server():
+    """One real `hpckg serve` over the website's store (tests/stores.py) for the session's tests that need a
+    server process (browsers, HTTP clients): its precomputed pages are made once, not once per module."""
+    import stores
+    from serve_live import start_server
+
+    live = start_server(stores.website().store, "--workers", "2", "--rate-limit", "0")
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="session")
+def website_client():
+    """The application over the website's store in this process (Starlette's TestClient), for the session."""
+    import stores
+    from serve_live import in_process
+
+    with in_process(stores.website().store, workers=2, rate_limit=0) as client:
+        yield client

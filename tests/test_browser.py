@@ -18,7 +18,7 @@ from conftest import require_chromium
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 
 def chromium() -> str:

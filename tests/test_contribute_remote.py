@@ -9,10 +9,13 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
 from hpckg.contribute.check import check_files
 from serve_live import start_server
 from test_virtuoso import built, seed, virtuoso  # noqa: F401  (the fixtures: Virtuoso and the build into it)
+
+pytestmark = pytest.mark.virtuoso
 
 CORPUS = Path(__file__).parent / "contributions"
 

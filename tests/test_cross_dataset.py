@@ -14,6 +14,8 @@ import stores
 
 from conftest import SHARED, query_rows, run_hpckg, text
 
+pytestmark = pytest.mark.imports
+
 EPOCH = SHARED / "data" / "epoch-ai"
 TOP500 = SHARED / "data" / "top500"
 SOURCE_COLUMNS = [f"Source {n}" for n in range(1, 6)]

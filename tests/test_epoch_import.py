@@ -17,6 +17,8 @@ import stores
 
 from conftest import SHARED, query_rows, run_hpckg, text
 
+pytestmark = pytest.mark.imports
+
 EPOCH = SHARED / "data" / "epoch-ai"
 CLUSTERS = EPOCH / "gpu_clusters.csv"
 CENTERS = EPOCH / "data_centers.csv"

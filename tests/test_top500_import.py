@@ -18,6 +18,8 @@ from hpckg.importers.top500 import select
 
 from conftest import ROOT, SHARED, run_hpckg, text
 
+pytestmark = pytest.mark.imports
+
 DATA = SHARED / "data" / "top500"
 FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_201411.xml", "TOP500_201506.xls",
          "TOP500_201511.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
