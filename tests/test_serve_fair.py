@@ -1,8 +1,10 @@
 """`hpckg serve` under abuse, as real processes on 127.0.0.1: a slow lane that keeps lookups answered while
 slow queries run, rate limits per client behind a trusted reverse proxy (X-Forwarded-For), query time
 charged while queries run, clients that keep losing workers stopped, and connections that cannot hold the
-server (bursts, slowloris, unfinished bodies, HTTP/0.9). Timing bounds are the generous ones the issue
-states; clients are told apart by X-Forwarded-For values in 127.0.0.0/8 from a trusted proxy at 127.0.0.1."""
+server (bursts, slowloris, unfinished bodies, HTTP/0.9). Which lane answered a query and how long it waited
+for a worker are read from the server's Server-Timing header, not timed from the client (the suite shares
+the machine with other tests); the connection bounds are the generous ones the issue states. Clients are
+told apart by X-Forwarded-For values in 127.0.0.0/8 from a trusted proxy at 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ import urllib.request
 
 import pytest
 
+from hpckg.serve.workers import QUICK_BUDGET
 from serve_live import serve_store, start_server
 
 SLOW = "SELECT (COUNT(*) AS ?n) WHERE {{ ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l FILTER(?a != <urn:x:{n}>) }}"
+# A query holds a quick worker for at most the quick budget (half a second) before it must move lanes.
+QUICK_BUDGET_MS = QUICK_BUDGET * 1000
 LOOKUP = "ASK {{ <https://w3id.org/hpckg/id/system/kalos> a hpc:System . FILTER(<urn:y:{n}> != <urn:z>) }}"
 
 
@@ -39,13 +44,26 @@ def query(server, text: str, client: str | None = None):
     return http(server.url + "/sparql?" + urllib.parse.urlencode({"query": text}), client=client)
 
 
+def with_timing(server, text: str, client: str) -> tuple[int, bytes, dict[str, str]]:
+    """A query's status, body and its Server-Timing header as {metric: desc or dur}: which lane answered it
+    and how many milliseconds it waited for a worker, as the server measured them."""
+    request = urllib.request.Request(server.url + "/sparql?" + urllib.parse.urlencode({"query": text}),
+                                     headers={"Accept": "application/sparql-results+json", "X-Forwarded-For": client})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        timing = {}
+        for metric in response.headers.get("Server-Timing", "").split(","):
+            name, _, parameter = metric.strip().partition(";")
+            timing[name] = parameter.split("=", 1)[-1].strip('"')
+        return response.status, response.read(), timing
+
+
 def code(body: bytes) -> str:
     return json.loads(body)["error"]["code"]
 
 
 # ---- the slow lane --------------------------------------------------------------------------------------
 
-def test_lookups_are_answered_within_a_second_while_ten_slow_queries_run():
+def test_lookups_never_wait_behind_ten_slow_queries():
     live = start_server(serve_store(), "--workers", "3", "--slow-slots", "1", "--timeout", "20",
                         "--rate-limit", "0", "--trusted-proxy", "127.0.0.1")
     stop = threading.Event()
@@ -65,14 +83,14 @@ def test_lookups_are_answered_within_a_second_while_ten_slow_queries_run():
     try:
         for thread in threads:
             thread.start()
-        # A lookup proper (one triple pattern, IRI subject) needs no worker: answered at once even while
-        # the slow clients' first queries still hold the quick workers.
+        # A lookup proper (one triple pattern, IRI subject) needs no worker: answered in the server process
+        # even while the slow clients' first queries still hold the quick workers. (Said by the server's
+        # Server-Timing header, not by timing the round trip: the suite shares the machine with other tests.)
         time.sleep(0.5)
         for n in range(10):
-            started = time.monotonic()
-            status, body = query(live, f"ASK {{ <https://w3id.org/hpckg/id/system/kalos> a <urn:kind:{n}> }}",
-                                 client="127.0.2.2")
-            assert status == 200 and time.monotonic() - started < 1.0, body
+            status, body, timing = with_timing(live, f"ASK {{ <https://w3id.org/hpckg/id/system/kalos> a "
+                                                  f"<urn:kind:{n}> }}", client="127.0.2.2")
+            assert status == 200 and timing["lane"] == "lookup", (body, timing)
         # Until each slow client has had a first query tried on a quick worker (and stopped past the quick
         # budget), the server cannot know it from a lookup client; from then on its queries wait for a slow
         # slot without holding a worker.
@@ -80,14 +98,17 @@ def test_lookups_are_answered_within_a_second_while_ten_slow_queries_run():
         while len(answered) < 10 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(answered) == 10
-        latencies = []
+        # A query that is no lookup by its form but quick gets a quick worker: it waits for none while the
+        # slow clients queue for the slow slot. Behind a slow query it would wait at least the quick budget
+        # (a slow query holds its worker that long before it moves lanes or is stopped), or get a 503.
+        waits = []
         for n in range(30):
-            started = time.monotonic()
-            status, body = query(live, LOOKUP.format(n=n), client="127.0.2.1")
-            latencies.append(time.monotonic() - started)
+            status, body, timing = with_timing(live, LOOKUP.format(n=n), client="127.0.2.1")
             assert status == 200 and json.loads(body)["boolean"] is True, body
+            assert timing["lane"] == "quick", timing
+            waits.append(float(timing["wait"]))
         assert all(thread.is_alive() for thread in threads)
-        assert max(latencies) < 1.0, latencies
+        assert max(waits) < QUICK_BUDGET_MS, waits
     finally:
         stop.set()
         live.stop()
@@ -130,10 +151,9 @@ def test_a_burst_of_slow_queries_is_charged_while_it_runs():
         for thread in burst:
             thread.start()
         time.sleep(1.5)  # three queries running for 1.5 s each: past the 2 s budget before any ends
-        started = time.monotonic()
         status, body = query(live, "ASK {}")
         assert status == 429 and code(body) == "rate-limited", body
-        assert time.monotonic() - started < 1.0  # refused at once, not after the burst
+        assert all(thread.is_alive() for thread in burst)  # refused while the burst runs, not after it
     finally:
         live.stop()
 

@@ -63,6 +63,10 @@ class Answer:
     message: str = ""
     seconds: float = 0.0
     slow: bool = False  # the query ran in the slow lane (past the quick budget, or sent there)
+    # How the server answered, for its Server-Timing header: "lookup" (in the server process, no worker),
+    # "quick" or "slow" (a worker in that lane), "cache"; and the seconds it waited for a worker or slot.
+    lane: str = ""
+    waited: float = 0.0
 
 
 class QueryTimeout(Exception):
@@ -495,6 +499,7 @@ class WorkerPool:
             worker = self._idle.get(max(0.0, deadline - time.monotonic()))
             if worker is None:
                 raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
+            waited = time.monotonic() - start
             job.generation, job.store_path = self.generation, self.store_path
             moved = False
             try:
@@ -518,6 +523,7 @@ class WorkerPool:
                 self._give_slot()
         answer.seconds = time.monotonic() - start
         answer.slow = slow or moved
+        answer.lane, answer.waited = ("slow" if answer.slow else "quick"), waited
         return answer
 
     def _failed(self, worker: _Worker, error: BaseException):
@@ -541,18 +547,21 @@ class WorkerPool:
                 await asyncio.sleep(0.05)
         lane = [slot]  # [whether a slow slot is held], set by _run_on_worker when the query moves lanes
         try:
-            answer = await self._run_on_worker(job, timeout, deadline, lane)
+            answer = await self._run_on_worker(job, timeout, start, lane)
         finally:
             if lane[0]:
                 self._give_slot()
         answer.seconds = time.monotonic() - start
         answer.slow = slow or answer.slow
+        answer.lane = "slow" if answer.slow else "quick"
         return answer
 
-    async def _run_on_worker(self, job: Job, timeout: float, deadline: float, lane: list[bool]) -> Answer:
+    async def _run_on_worker(self, job: Job, timeout: float, start: float, lane: list[bool]) -> Answer:
+        deadline = start + timeout
         worker = await self._idle.get_async(max(0.0, deadline - time.monotonic()))
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
+        waited = time.monotonic() - start
         job.generation, job.store_path = self.generation, self.store_path
         loop = asyncio.get_running_loop()
         fd = worker.conn.fileno()
@@ -581,7 +590,7 @@ class WorkerPool:
                     os.set_blocking(fd, True)  # uvloop's add_reader made it non-blocking; recv needs it blocking
             # The worker sends its whole answer at once, serialized before sending: reading it is copying.
             answer: Answer = worker.conn.recv()
-            answer.slow = moved
+            answer.slow, answer.waited = moved, waited
         except TimeoutError:
             self._replace(worker)
             raise self._timed_out(timeout) from None
