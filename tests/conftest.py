@@ -1,15 +1,17 @@
-"""Shared test helpers: the real `hpckg` console script, a store built once per session, and the curated
-graph built and validated once per session.
+"""Shared test helpers: `hpckg` run in process (or as the real console script where the process is the
+point), the session's stores (tests/stores.py), servers and browser, and the curated graph built and
+validated once per session.
 
 The suite never builds this checkout as a user would: its pyproject.toml configures the public datasets as
 sources, which `hpckg build` imports first (2.8 M quads of TOP500 alone), and its .hpckg/graphs holds what a
 developer imported (`make run`). So:
 - in-process code (populate, build, check) works on the checkout's files but, for the whole session,
   without its configured sources, with an empty machine-written graphs folder and a store location of the
-  session's own (`curated_project`);
+  session's own (`curated_project`: the project of the session's context, hpckg.project.using);
 - the suite's `hpckg` commands run in `curated_root()` unless a test gives another folder: one copy of the
   ontology, shapes, queries and curated data per session; the `project` fixture is a fresh copy per test.
-  A copy has no pyproject.toml, so no configured sources and no imported graphs.
+  A copy has no pyproject.toml, so no configured sources and no imported graphs. Each command chooses its
+  project as the real command does (hpckg.cli.main) and gives the session's back when it ends.
 """
 
 from __future__ import annotations
