@@ -79,22 +79,17 @@ def test_conflicts_list_both_sides_with_source_and_tier(project):
         assert row["tier"] and row["otherTier"] and row["claim"] and row["otherClaim"]
 
 
-def test_the_server_shows_an_imported_system_with_its_provenance(project):
+def test_the_server_shows_an_imported_system_with_its_provenance(website_server):
     import httpx
 
-    from serve_live import start_server
-
-    live = start_server(project / ".hpckg" / "store", "--workers", "1", "--rate-limit", "0")
-    try:
-        page = httpx.get(live.url + "/id/system/top500-180307", headers={"Accept": "text/html"}, timeout=30,
-                         follow_redirects=True)
-        assert page.status_code == 200
-        assert "El Capitan" in page.text and "https://top500.org/lists/top500/2025/06/" in page.text
-        assert "reported" in page.text
-        lookup = httpx.get(live.url + "/sparql", params={"query": (
-            "SELECT ?rmax WHERE { <https://w3id.org/hpckg/id/system/top500-180307> "
-            "<https://w3id.org/hpckg/ontology#rmax> ?rmax }")},
-            headers={"Accept": "application/sparql-results+json"}, timeout=30)
-        assert lookup.json()["results"]["bindings"][0]["rmax"]["value"] == "1742000"
-    finally:
-        live.stop()
+    # The session's server over this module's store (stores.WEBSITE), a real `hpckg serve` process.
+    page = httpx.get(website_server.url + "/id/system/top500-180307", headers={"Accept": "text/html"}, timeout=30,
+                     follow_redirects=True)
+    assert page.status_code == 200
+    assert "El Capitan" in page.text and "https://top500.org/lists/top500/2025/06/" in page.text
+    assert "reported" in page.text
+    lookup = httpx.get(website_server.url + "/sparql", params={"query": (
+        "SELECT ?rmax WHERE { <https://w3id.org/hpckg/id/system/top500-180307> "
+        "<https://w3id.org/hpckg/ontology#rmax> ?rmax }")},
+        headers={"Accept": "application/sparql-results+json"}, timeout=30)
+    assert lookup.json()["results"]["bindings"][0]["rmax"]["value"] == "1742000"
