@@ -14,6 +14,7 @@ import pytest
 from openpyxl import load_workbook
 
 from hpckg.serve import lists, urls
+from hpckg.serve.views import CITED_SHOWN
 from stores import TOP500
 
 pytestmark = pytest.mark.imports
@@ -167,3 +168,24 @@ def test_the_server_precomputes_its_generations_lists_and_figures_in_the_backgro
     # The sites list too (1.4 s on a first visit of the full graph when its query ran on the request).
     sites = web.get(urls.entity_list("sites", "json")).json()["rows"]
     assert sorted(row["site"] for row in sites) == sorted(row["site"] for row in prepared.canned_rows("sites-list"))
+
+
+def test_a_source_cited_by_thousands_of_claims_lists_the_first_and_links_to_all(web):
+    # A TOP500 edition is the source of every claim of its 500 entries: its page once listed them all and
+    # took minutes to answer. The count is the store's, the first rows the ones a query ordered by IRI gives.
+    store = web.app.state.service.store
+    [row] = list(store.query("""SELECT ?source (COUNT(?claim) AS ?n) WHERE {
+        ?claim <http://www.w3.org/ns/prov#hadPrimarySource> ?source } GROUP BY ?source ORDER BY DESC(?n) LIMIT 1"""))
+    source, total = row["source"].value, int(row["n"].value)
+    assert total > CITED_SHOWN
+    first = [r["c"].value for r in store.query(f"""SELECT ?c WHERE {{
+        ?c <http://www.w3.org/ns/prov#hadPrimarySource> <{source}> }} ORDER BY ?c LIMIT {CITED_SHOWN}""")]
+    response = web.get(urls.page_for_iri(source), headers=HTML)
+    assert response.status_code == 200, response.text
+    text = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text)))
+    assert f"{total:,} claims cite this source; the first {CITED_SHOWN:,} are listed here" in text
+    listed = {urllib.parse.unquote(m) for m in re.findall(r'href="/page/claim/([^"]+)"', response.text)}
+    assert listed == {claim.rsplit("/", 1)[-1] for claim in first}
+    link = re.search(r'<a href="([^"]+)">All [\d,]+ in the query editor</a>', response.text).group(1)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(html.unescape(link)).query)["query"][0]
+    assert source in query and "hadPrimarySource" in query

@@ -405,8 +405,12 @@ class Views:
         meta = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o FILTER(?p != rdf:type) }} ORDER BY ?p")
         names = labels(self.store, [r["p"].value for r in meta] + [
             r["o"].value for r in meta if isinstance(r["o"], ox.NamedNode)])
+        # A TOP500 edition is the source of some 20,000 claims: the page lists the first CITED_SHOWN (by IRI,
+        # so the same ones each time) and links to the query that lists them all.
+        citing = f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}"
+        [total] = self.select(f"SELECT (COUNT(?c) AS ?n) WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")
         cited = read_claims(self.store, iris=[r["c"].value for r in self.select(
-            f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")])
+            f"{citing} ORDER BY ?c LIMIT {CITED_SHOWN}")])
         checks = self.select(f"""SELECT ?chk ?when ?system ?result ?term ?count ?by WHERE {{
             ?chk a hpc:SourceCheck ; prov:used {e_iri} .
             OPTIONAL {{ ?chk prov:endedAtTime ?when }} OPTIONAL {{ ?chk hpc:checkedSystem ?system }}
@@ -418,7 +422,8 @@ class Views:
         return {"meta": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names)) for r in meta],
                 "checks": [[self.term(r.get(k), check_names) for k in
                             ("when", "system", "result", "term", "count", "by", "chk")] for r in checks],
-                "cited": self.claims_table(cited, show_about=True)}
+                "cited": self.claims_table(cited, show_about=True), "cited_total": int(total["n"].value),
+                "all_cited": urls.query_editor(f"{citing} ORDER BY ?c")}
 
     def generic(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
@@ -431,6 +436,9 @@ class Views:
                 "claims": self.claims_table(read_claims(self.store, about=[iri])),
                 "inbound": [(self.term(r["s"], names), names.get(r["p"].value, short(r["p"].value)))
                             for r in inbound]}
+
+
+CITED_SHOWN = 200  # claims listed on a source's page; the rest are one query away
 
 
 def short(iri: str) -> str:
