@@ -10,7 +10,9 @@ listed and through the build's graph group.
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import signal
 import subprocess
 import time
@@ -33,6 +35,8 @@ from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
 from conftest import ROOT, copy_project, hpckg_executable
 
 pytestmark = pytest.mark.virtuoso
+
+CONTRIBUTIONS = ROOT / "tests" / "contributions"
 
 
 @pytest.fixture(scope="module")
@@ -454,3 +458,31 @@ def test_totals_per_tier_answer_real_imports_the_same(imports, graph_group_wante
             problem = differences_by_value(embedded, remote, query.bind(values))
             failures += [f"{query.name}: {problem}"] if problem else []
     assert failures == []
+
+
+def test_the_contribute_page_reviews_against_a_sparql_server(built):
+    # The Contribute page of `hpckg serve` over this Virtuoso: the draft's review reads its neighbourhood
+    # over the protocol and equals `hpckg check` of the same file against the same server, and the draft's
+    # pages are rendered. (Here rather than in a module of its own, which started a Virtuoso of its own.)
+    import httpx
+
+    from hpckg.contribute.check import check_files
+    from serve_live import start_server
+
+    server = start_server(built.sparql, "--rate-limit", "0")
+    try:
+        for path in (CONTRIBUTIONS / "good" / "frontier.ttl", CONTRIBUTIONS / "bad" / "conflicting-quantity.ttl"):
+            answer = httpx.post(server.url + "/contribute", timeout=120,
+                                data={"action": "turtle", "turtle": path.read_text(encoding="utf-8")})
+            assert answer.status_code == 200, answer.text[:500]
+            page = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", answer.text)))
+            expected = check_files([path], store_path=built.sparql)
+            assert expected.graph_checked
+            for problem in expected.problems:
+                assert f"[ {problem.code} ]" in page and problem.message in page
+            if not expected.problems:
+                assert "The draft passes every check." in page
+            # the pages of what the draft defines (Frontier's system page; the conflict defines nothing)
+            assert ('class="draft-page"' in answer.text) == bool(expected.additions.entities.get("systems"))
+    finally:
+        server.stop()
