@@ -66,7 +66,7 @@ test: $(BIN)/hpckg browser virtuoso ## run the linter and the whole test suite (
 	$(BIN)/ruff check src tests bench
 	$(PYTEST)
 
-test-fast: $(BIN)/hpckg ## the quick loop: no browser, no Virtuoso, no builds of the real datasets, no long parity tests
-	$(PYTEST) -m "not (slow or browser or virtuoso or imports)"
+test-fast: $(BIN)/hpckg ## the quick loop: no browser, no Virtuoso, no builds of the real datasets, no abuse, no long parity tests
+	$(PYTEST) -m "not (slow or browser or virtuoso or imports or abuse)"
 
 .PHONY: help install run test test-fast browser virtuoso context

@@ -7,10 +7,13 @@ from __future__ import annotations
 import shutil
 
 import httpx
+import pytest
 
 from serve_live import start_server
 
 from conftest import ROOT, run_hpckg, text
+
+pytestmark = pytest.mark.abuse
 
 FRONTIER = ROOT / "tests" / "contributions" / "good" / "frontier.ttl"
 ASK_FRONTIER = "ASK { sys:frontier a hpc:System }"

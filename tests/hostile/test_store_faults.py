@@ -18,6 +18,8 @@ import pytest
 
 from conftest import curated_root, hpckg_executable, run_hpckg, text
 
+pytestmark = pytest.mark.abuse
+
 COUNT_ALL = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 MARKER_QUERY = "SELECT ?v WHERE { <urn:hpckg-test:marker> <urn:hpckg-test:generation> ?v }"
 
