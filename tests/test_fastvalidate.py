@@ -40,11 +40,6 @@ def assert_same(fast: ValidationReport, reference: ValidationReport) -> None:
 
 
 @pytest.mark.slow
-def test_seed_data_same_as_pyshacl(seed_store: Store, seed_report: ValidationReport) -> None:
-    assert_same(seed_report, validate(seed_store, "pyshacl"))
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("fixture", INVALID + VALID, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_same_as_pyshacl(fixture: Path) -> None:
     assert_same(report_for(fixture), validate(fixture_store(fixture), "pyshacl"))
@@ -102,7 +97,9 @@ def test_core_datatype_and_pattern_match_pyshacl(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["top500-style", "epoch-style"])
 def test_timeseries_fixture_same_as_pyshacl(name: str) -> None:
-    """The TOP500-style and Epoch-style fixtures of issue 9, with the curated data beside them."""
+    """The TOP500-style and Epoch-style fixtures of issue 9, with the curated data beside them: every node of
+    the curated data is compared here too, twice (a separate run over the curated data alone repeated 76 s
+    of pySHACL for nothing these two do not check)."""
     from hpckg.build import populate
 
     store = Store(None)
