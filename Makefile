@@ -56,11 +56,11 @@ virtuoso: ## install Debian's Virtuoso 7 (virtuoso-opensource) for the Virtuoso 
 	  echo "*** the Virtuoso tests will be SKIPPED. Install it (Debian: apt-get install virtuoso-opensource) to run them."; \
 	fi
 
-# Both run the tests on one worker process per core (pytest-xdist). --dist loadgroup keeps each module on one
-# worker, so its fixtures and servers are made once (tests/conftest.py groups them; a module may spread its
-# tests instead); the stores of tests/stores.py are built once for all workers.
+# Both run the tests on one worker process per core (pytest-xdist). --dist loadfile keeps each module on one
+# worker, so its fixtures and servers are made once (tests/conftest.py's scheduler deals out the tests of a
+# few long modules one by one instead); the stores of tests/stores.py are built once for all workers.
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 test: $(BIN)/hpckg browser virtuoso ## run the linter and the whole test suite (installs Chromium and Virtuoso for their tests)
 	$(BIN)/ruff check src tests bench

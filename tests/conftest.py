@@ -56,14 +56,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit("a draft in data/ttl/ (above)", returncode=1)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (`make test`: --dist loadgroup) a module's tests run on one worker, so its module
-    fixtures (servers, stores, browsers' pages) are made once; a module whose tests share nothing costly
-    and take long one by one says SPREAD_OVER_WORKERS = True and has its tests dealt out one at a time."""
-    for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and not getattr(module, "SPREAD_OVER_WORKERS", False):
-            item.add_marker(pytest.mark.xdist_group(module.__name__))
+# Test modules whose tests share nothing costly and take long one by one (pySHACL parity: seconds to minutes
+# each): under pytest-xdist their tests are dealt out one at a time instead of kept on one worker.
+SPREAD_OVER_WORKERS = {"tests/test_fastvalidate.py"}
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`make test` runs `pytest -n auto --dist loadfile`: each test module on one worker, so its module
+    fixtures (servers, stores, pages) are made once, except the modules of SPREAD_OVER_WORKERS. (xdist's
+    loadgroup would say the same with marks, but it renames test ids in a way pytest 9.2 no longer reads.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if module in SPREAD_OVER_WORKERS else module
+
+    return ModuleScheduling(config, log)
 
 
 def hpckg_executable() -> str:

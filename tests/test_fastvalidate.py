@@ -17,10 +17,6 @@ from hpckg.validate.shapes import load_shapes
 from hpckg.validate.sparql_engine import WHOLE_GRAPH_SELECT, compile_shapes
 from test_shapes import INVALID, VALID, fixture_store, report_for
 
-# Each parity test builds its own small store and runs pySHACL for seconds to minutes: dealt out to the
-# workers one by one (conftest.pytest_collection_modifyitems), not kept together as a module.
-SPREAD_OVER_WORKERS = True
-
 Key = tuple[str, str, str | None, str | None]
 
 
