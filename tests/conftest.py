@@ -61,6 +61,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 SPREAD_OVER_WORKERS = {"tests/test_fastvalidate.py"}
 
 
+# The tiers whose tests take long (pyproject.toml's markers): under pytest-xdist they are handed out first, so
+# the run does not end on one worker still busy with a minute-long test while the other has nothing left.
+LONG_TIERS = ("slow", "virtuoso", "imports", "browser", "abuse")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike, as xdist requires
+        items.sort(key=lambda item: not any(item.get_closest_marker(tier) for tier in LONG_TIERS))
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """`make test` runs `pytest -n auto --dist loadfile`: each test module on one worker, so its module
     fixtures (servers, stores, pages) are made once, except the modules of SPREAD_OVER_WORKERS. (xdist's
@@ -68,6 +78,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # in the collection's order (long tiers first), not by test count
 
     class ModuleScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
