@@ -31,8 +31,15 @@ SOURCE_COLUMNS = [f"Source {n}" for n in range(1, 6)]
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows as csv reads them, except that a name the export quotes twice (read as '"Jupiter, Jülich"')
+    loses its quote marks, as the importer reads it."""
     with path.open(newline="", encoding="utf-8-sig") as file:
-        return list(csv.DictReader(file))
+        rows = list(csv.DictReader(file))
+    for row in rows:
+        name = row.get("Name", "").strip()
+        if len(name) > 1 and name[0] == name[-1] == '"':
+            row["Name"] = name[1:-1]
+    return rows
 
 
 def cited(row: dict[str, str]) -> list[str]:
@@ -308,3 +315,16 @@ def test_a_data_center_file_without_its_columns_is_refused_whole(project, tmp_pa
     err = text(refused)[1]
     assert "not Epoch's data_center_timelines.csv: no column Construction status" in err and "Traceback" not in err
     assert not (project / GRAPHS / "epoch-datacenters").exists()
+
+
+def test_names_the_export_quotes_twice_lose_their_quote_marks(imported):
+    # gpu_clusters.csv writes five names as """Jupiter, Jülich""": the CSV reader keeps one pair of quote
+    # marks, which are the spreadsheet's escaping of the comma, not part of the name.
+    with CLUSTERS.open(newline="", encoding="utf-8-sig") as file:
+        quoted = [row["Name"] for row in csv.DictReader(file) if row["Name"].startswith('"')]
+    assert len(quoted) >= 5
+    rows = query(imported["project"], """
+        SELECT ?label WHERE { ?s a hpc:System ; rdfs:label ?label FILTER (CONTAINS(?label, '"')) }""")
+    assert rows == []
+    rows = query(imported["project"], "SELECT ?label WHERE { sys:epoch-jupiter-julich rdfs:label ?label }")
+    assert rows == [{"label": "Jupiter, Jülich"}]

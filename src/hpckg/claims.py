@@ -79,6 +79,7 @@ class Claim:
     end: AsOf | None = None  # hpc:endTime (P582)
     point_in_time: AsOf | None = None  # hpc:pointInTime (P585)
     edition: str | None = None  # hpc:edition, an hpc:ListEdition IRI
+    stated_as: str | None = None  # hpc:statedAs: the words the source printed for the value (Wikidata P1932)
     unknown: str | None = None  # "some-value" or "no-value" (hpc:SomeValueClaim / hpc:NoValueClaim)
     deprecation_reason: str | None = None  # a deprecation-reason: concept IRI
     references: tuple[Reference, ...] = ()  # written by claim_quads; read_claims does not read them back
@@ -92,6 +93,7 @@ _CLAIM_FIELDS = {hpc("about"): "about", hpc("property"): "property", hpc("tier")
                  hpc("value"): "value", hpc("asOf"): "as_of", hpc("basis"): "basis", hpc("rank"): "rank",
                  hpc("precision"): "precision", t.SKOS_NOTE: "note", hpc("startTime"): "start",
                  hpc("endTime"): "end", hpc("pointInTime"): "point_in_time", hpc("edition"): "edition",
+                 hpc("statedAs"): "stated_as",
                  hpc("deprecationReason"): "deprecation_reason"}
 _DATE_FIELDS = ("as_of", "start", "end", "point_in_time")
 _CLAIM_LISTS = {t.PROV_HAD_PRIMARY_SOURCE: "sources", hpc("supersededBy"): "superseded_by",
@@ -207,7 +209,7 @@ def make_claim(about: str, property: str, value: Value | None = None, *, tier: s
                start: str | AsOf | None = None, end: str | AsOf | None = None,
                point_in_time: str | AsOf | None = None, edition: str | None = None,
                references: Sequence[Reference] = (), unknown: str | None = None,
-               deprecation_reason: str | None = None) -> Claim:
+               deprecation_reason: str | None = None, stated_as: str | None = None) -> Claim:
     """A claim that `about` (an entity IRI) has `property` (an ontology property IRI or its local name,
     "quantity") equal to `value`, or within `bounds` ({"minExclusive": 10000}).
 
@@ -218,7 +220,8 @@ def make_claim(about: str, property: str, value: Value | None = None, *, tier: s
     Qualifiers (docs/decisions/20261130-claims-over-time-identity-references.md): `start`/`end` bound the
     interval the value held (Wikidata P580/P582), `point_in_time` dates a measurement or list entry (P585)
     and `edition` names the hpc:ListEdition it is an entry of (an IRI or a dataset slug). `references`
-    detail where in each source the value was read (their sources count as `sources` too). `unknown` is
+    detail where in each source the value was read (their sources count as `sources` too); `stated_as` keeps
+    the words a source printed for an entity value (Wikidata P1932: a site as one list edition named it). `unknown` is
     "some-value" (a value exists, no source names it) or "no-value" (there is none), with no value or
     bounds. A deprecated claim gives `superseded_by` or a `deprecation_reason` ("refuted", "superseded",
     "unlikely", "duplicate")."""
@@ -247,7 +250,7 @@ def make_claim(about: str, property: str, value: Value | None = None, *, tier: s
         note=note, superseded_by=tuple(sorted(superseded_by)),
         start=None if start is None else parse_date(start), end=None if end is None else parse_date(end),
         point_in_time=None if point_in_time is None else parse_date(point_in_time),
-        edition=None if edition is None else _ref(edition, "dataset"), unknown=unknown,
+        edition=None if edition is None else _ref(edition, "dataset"), unknown=unknown, stated_as=stated_as,
         deprecation_reason=_concept(deprecation_reason, t.DEPRECATION_REASON),
         references=tuple(Reference(_ref(r.source, "source"), r.locator,
                                    None if r.retrieved is None else parse_date(r.retrieved), r.quote, r.certainty,
@@ -302,7 +305,8 @@ def list_edition_quads(slug: str, *, label: str, edition_of: str, issued: str | 
 
 
 _P = {name: ox.NamedNode(iri) for name, iri in (
-    ("type", t.RDF_TYPE), ("label", t.RDFS_LABEL), ("alt", t.SKOS_ALT_LABEL), ("note", t.SKOS_NOTE),
+    ("type", t.RDF_TYPE), ("label", t.RDFS_LABEL), ("alt", t.SKOS_ALT_LABEL), ("hidden", t.SKOS_HIDDEN_LABEL),
+    ("note", t.SKOS_NOTE),
     ("slug", hpc("slug")), ("about", hpc("about")), ("property", hpc("property")), ("value", hpc("value")),
     ("tier", hpc("tier")), ("asOf", hpc("asOf")), ("basis", hpc("basis")), ("rank", hpc("rank")),
     ("precision", hpc("precision")), ("supersededBy", hpc("supersededBy")),
@@ -314,7 +318,7 @@ _P = {name: ox.NamedNode(iri) for name, iri in (
     ("checkedSystem", hpc("checkedSystem")), ("checkedBy", hpc("checkedBy")),
     ("checkResult", hpc("checkResult")), ("termFound", hpc("termFound")), ("countFound", hpc("countFound")),
     ("startTime", hpc("startTime")), ("endTime", hpc("endTime")), ("pointInTime", hpc("pointInTime")),
-    ("edition", hpc("edition")), ("deprecationReason", hpc("deprecationReason")),
+    ("edition", hpc("edition")), ("deprecationReason", hpc("deprecationReason")), ("statedAs", hpc("statedAs")),
     ("reference", hpc("reference")), ("statedIn", hpc("statedIn")), ("locator", hpc("locator")),
     ("retrieved", hpc("retrieved")), ("quote", hpc("quote")), ("sourceCertainty", hpc("sourceCertainty")))}
 _P.update({name: ox.NamedNode(hpc(name)) for name in t.BOUNDS})
@@ -347,6 +351,8 @@ def claim_quads(claim: Claim, *, graph: str, language: str = "en") -> list[ox.Qu
             quads.append(ox.Quad(s, _P[name], term(date), g))
     if claim.edition is not None:
         quads.append(ox.Quad(s, _P["edition"], _node(claim.edition), g))
+    if claim.stated_as is not None:
+        quads.append(ox.Quad(s, _P["statedAs"], ox.Literal(claim.stated_as), g))
     if claim.deprecation_reason is not None:
         quads.append(ox.Quad(s, _P["deprecationReason"], ox.NamedNode(claim.deprecation_reason), g))
     if claim.unknown is not None:
@@ -396,18 +402,23 @@ ENTITY_CLASSES = {"system": hpc("System"), "site": hpc("Site"), "org": hpc("Orga
                   "dataset": hpc("Dataset"), "software": hpc("Software"), "source": hpc("Source")}
 
 
-def entity_quads(kind: str, slug: str, *, label: str, graph: str, alt_labels: Iterable[str] = (),
-                 rdf_type: str | None = None, component_of: str | None = None, role: str | None = None,
-                 language: str = "en") -> list[ox.Quad]:
-    """The identity triples of an entity: its type, rdfs:label, skos:altLabels and hpc:slug (and, for a
-    component, hpc:componentOf its system and hpc:role, a role: concept IRI or name)."""
+def entity_quads(kind: str, slug: str, *, label: str | None, graph: str, alt_labels: Iterable[str] = (),
+                 hidden_labels: Iterable[str] = (), rdf_type: str | None = None, component_of: str | None = None,
+                 role: str | None = None, language: str = "en") -> list[ox.Quad]:
+    """The identity triples of an entity: its type, rdfs:label, skos:altLabels, skos:hiddenLabels (names to
+    find it by that no page shows, such as "TOP500 system 177232") and hpc:slug (and, for a component,
+    hpc:componentOf its system and hpc:role, a role: concept IRI or name). `label` None writes no rdfs:label:
+    the build derives it (queries/rules/12-display-label.rq)."""
     if kind not in ENTITY_KINDS:
         raise ValueError(f"unknown entity kind {kind!r}; expected one of {', '.join(ENTITY_KINDS)}")
     g, s = ox.NamedNode(graph), ox.NamedNode(entity(kind, slug))
     quads = [ox.Quad(s, _P["type"], ox.NamedNode(rdf_type or ENTITY_CLASSES[kind]), g),
-             ox.Quad(s, _P["label"], ox.Literal(label, language=language), g),
              ox.Quad(s, _P["slug"], ox.Literal(slug), g)]
+    if label is not None:
+        quads.append(ox.Quad(s, _P["label"], ox.Literal(label, language=language), g))
     quads += [ox.Quad(s, _P["alt"], ox.Literal(alt, language=language), g) for alt in dict.fromkeys(alt_labels)]
+    quads += [ox.Quad(s, _P["hidden"], ox.Literal(name, language=language), g)
+              for name in dict.fromkeys(hidden_labels)]
     if component_of is not None:
         quads.append(ox.Quad(s, _P["componentOf"], ox.NamedNode(_ref(component_of, "system")), g))
     if role is not None:

@@ -27,6 +27,7 @@ RDFS_COMMENT = RDFS + "comment"
 RDFS_SUBCLASS_OF = RDFS + "subClassOf"
 SKOS_PREF_LABEL = SKOS + "prefLabel"
 SKOS_ALT_LABEL = SKOS + "altLabel"
+SKOS_HIDDEN_LABEL = SKOS + "hiddenLabel"
 SKOS_NOTE = SKOS + "note"
 OWL_IMPORTS = OWL + "imports"
 

@@ -122,7 +122,12 @@ class Row:
     cells: dict[str, str]
 
     def __getitem__(self, column: str) -> str:
-        return (self.cells.get(column) or "").strip()
+        text = (self.cells.get(column) or "").strip()
+        if column == "Name" and len(text) > 1 and text[0] == text[-1] == '"':
+            # Five names are quoted twice in the export ("""Jupiter, Jülich""" reads as "Jupiter, Jülich" with
+            # its quote marks): the marks are the spreadsheet's escaping of the comma, not part of the name.
+            text = text[1:-1].strip()
+        return text
 
 
 def rows(path: Path) -> list[Row]:

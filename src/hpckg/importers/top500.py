@@ -15,6 +15,11 @@ locating the row in the file. Two kinds of claim:
   that changed (a site renamed, Cray Inc. listed as HPE) is a second claim; the two never share an edition,
   so they do not disagree (shapes/claims.ttl, disagreeing-normal-claims), and the latest is truthy.
 
+Names. A system's rdfs:label is not written here: the build derives it from its truthy name, else its
+truthy `systemDescription` (the list's Computer column), queries/rules/12-display-label.rq; the record's own
+name ("TOP500 system 177232") is a skos:hiddenLabel. A site claim keeps the words the edition printed
+(hpc:statedAs), so each edition's list shows the site's name of the day.
+
 Entities. Sites are `site:top500-site-<Site ID>` (or from the site's name where the file has no ID);
 countries come from data/ttl/countries.ttl and manufacturers from the organisations' names in data/ttl
 (hpckg.reference, dated: "SGI" in 1998 is Silicon Graphics): a name no curated entity answers to becomes an
@@ -213,18 +218,25 @@ class EditionContext:
                               iri=entity("reference", f"top500-{self.edition}-{self.row_word}-{entry.row}"))
         yield from reference_quads(None, 0, reference, graph=self.graph)
         common = dict(tier="reported", basis="imported", edition=self.source, references=[reference])
+        # The record's own name ("TOP500 system 177232") finds it but titles nothing: the build labels the
+        # system with its truthy name, else the list's description of it (queries/rules/12-display-label.rq),
+        # as top500.org titles it; a label written here would be one edition's and multiply across editions.
         if identity is not None and not identity.synthetic:
-            label = f"TOP500 system {identity.system_id}"
+            record = f"TOP500 system {identity.system_id}"
         else:  # first listed in an edition without System IDs, and never again in one with them
             key = identity.system_id if identity else f"{entry.edition}-rank-{entry.rank}"
-            label = "TOP500 " + key.replace("-rank-", " rank ")
+            record = "TOP500 " + key.replace("-rank-", " rank ")
         alt = [entry.name] if entry.name else []
         if entry.computer:
             alt.append(f"{entry.computer} ({entry.site})" if entry.site else entry.computer)
-        yield from entity_quads("system", slug, label=label, alt_labels=alt, graph=self.shared)
+        yield from entity_quads("system", slug, label=None, alt_labels=alt, hidden_labels=[record],
+                                graph=self.shared)
 
-        def repeated(prop: str, value: Value, subject: str = system, note: str | None = None) -> list[ox.Quad]:
-            return self.split(make_claim(subject, prop, value, qualifier=value_key(value), note=note, **common))
+        def repeated(prop: str, value: Value, subject: str = system, note: str | None = None,
+                     stated_as: str | None = None) -> list[ox.Quad]:
+            key = value_key(value if stated_as is None else (value, stated_as))
+            return self.split(make_claim(subject, prop, value, qualifier=key, note=note, stated_as=stated_as,
+                                         **common))
 
         for field, prop in PER_EDITION:
             value = getattr(entry, field)
@@ -242,6 +254,8 @@ class EditionContext:
             yield from self.split(external_id_claim(system, "top500SystemId", identity.system_id, **common))
         if entry.name:
             yield from repeated("name", entry.name)
+        if entry.computer:
+            yield from repeated("systemDescription", entry.computer)
         if entry.segment:
             yield from repeated("segment", entry.segment)
         if entry.year:
@@ -249,7 +263,8 @@ class EditionContext:
                                 note="The list's Year: when the system was installed or last upgraded.")
         if entry.site:
             yield from self.site_quads(entry)
-            yield from repeated("site", Iri(self.site_iri(entry)))
+            # Stated as this edition printed it, so a historical list shows the site's name of the day.
+            yield from repeated("site", Iri(self.site_iri(entry)), stated_as=entry.site)
         country = self.names.find("country", entry.country)
         if country:
             yield from repeated("country", Iri(country))
@@ -261,7 +276,7 @@ class EditionContext:
             if text:
                 component = self.component(slug, role)
                 yield from self.once(component, lambda c=component, r=role: entity_quads(
-                    "component", c.rsplit("/", 1)[-1], label=f"{label} {r}", component_of=system, role=r,
+                    "component", c.rsplit("/", 1)[-1], label=f"{record} {r}", component_of=system, role=r,
                     graph=self.shared))
                 part = self.names.find("part", text) or entity("part", _slug(text, "top500"))
                 yield from self.once(part, lambda p=part, t=text: entity_quads(

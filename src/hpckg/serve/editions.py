@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from hpckg.store import GraphStore
 
 # The edition's claims the list shows, by property; each entry has at most one of each in an edition.
-SHOWN = ("listRank", "name", "site", "country", "supplierAtBuild", "rmax", "rpeak", "powerKW", "cores")
+SHOWN = ("listRank", "name", "systemDescription", "site", "country", "supplierAtBuild", "rmax", "rpeak", "powerKW",
+         "cores")
 _COLUMN = {"rmax": "rmaxTflops", "rpeak": "rpeakTflops", "powerKW": "powerKW", "cores": "cores", "listRank": "rank"}
 NUMERIC = ("integer", "decimal", "double", "float", "long", "int")
 
@@ -58,10 +59,11 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
     """The rows top500-list answers for `edition` (YYYY-MM), in rank order."""
     shown = ", ".join(f"hpc:{p}" for p in SHOWN)
     claims = select(store, f"""
-        SELECT ?claim ?property ?about ?value ?tier WHERE {{
+        SELECT ?claim ?property ?about ?value ?tier ?statedAs WHERE {{
           ?claim hpc:edition <{edition_iri(edition)}> ; hpc:property ?property .
           FILTER (?property IN ({shown}))
-          ?claim hpc:about ?about ; hpc:value ?value ; hpc:tier ?tier }}""")
+          ?claim hpc:about ?about ; hpc:value ?value ; hpc:tier ?tier
+          OPTIONAL {{ ?claim hpc:statedAs ?statedAs }} }}""")
     entries: dict[str, dict[str, object]] = defaultdict(dict)
     made: dict[str, set[str]] = defaultdict(set)  # integrator component -> the vendors the edition names
     for claim in claims:
@@ -78,8 +80,12 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
                 entry["rmaxClaim"] = claim["claim"].value
         elif prop == "name":
             entry["editionName"] = value.value
+        elif prop == "systemDescription":
+            entry["editionDescription"] = value.value
         elif prop == "site":
             entry["site"] = value.value
+            if "statedAs" in claim:
+                entry["siteStated"] = claim["statedAs"].value
         elif prop == "country":
             entry["country"] = value.value.rsplit("/country/", 1)[-1] if "/country/" in value.value else ""
     ranked = {iri: entry for iri, entry in entries.items() if "rank" in entry}
@@ -87,11 +93,11 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
     rows = []
     for iri, entry in ranked.items():
         row: dict[str, object] = {"rank": entry["rank"], "system": iri}
-        row["name"] = entry.get("editionName") or names["system"].get(iri)
+        row["name"] = entry.get("editionName") or entry.get("editionDescription") or names["system"].get(iri)
         site = entry.get("site")
         if site:
             row["site"] = site
-            row["siteLabel"] = names["siteAlt"].get(site) or names["site"].get(site)
+            row["siteLabel"] = entry.get("siteStated") or names["site"].get(site)
         vendors = sorted(v for i in names["integrators"].get(iri, ()) for v in made.get(i, ()))
         row["vendors"] = " / ".join(dict.fromkeys(names["vendor"][v] for v in vendors if v in names["vendor"]))
         row["parents"] = " / ".join(dict.fromkeys(p for v in vendors for p in names["parents"].get(v, ())))
@@ -104,23 +110,21 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
 
 
 def _labels(store: GraphStore, entries: dict[str, dict[str, object]], made: dict[str, set[str]]) -> dict[str, dict]:
-    """The labels the rows name: systems' (for entries the edition gives no name), sites' (their alias, the
-    list's words, else their label), which integrator is a component of which system, vendors' and their
-    parents' today."""
-    found: dict[str, dict] = {"system": {}, "site": {}, "siteAlt": {}, "vendor": {}, "parents": defaultdict(list),
+    """The labels the rows name: systems' (for entries the edition gives no name or description), sites' (for
+    site claims without the edition's words, hpc:statedAs), which integrator is a component of which system,
+    vendors' and their parents' today."""
+    found: dict[str, dict] = {"system": {}, "site": {}, "vendor": {}, "parents": defaultdict(list),
                               "integrators": defaultdict(list)}
-    unnamed = [iri for iri, entry in entries.items() if not entry.get("editionName")]
+    unnamed = [iri for iri, entry in entries.items()
+               if not entry.get("editionName") and not entry.get("editionDescription")]
     if unnamed:
         for row in select(store, f"SELECT ?x (MIN(?l) AS ?label) WHERE {{ VALUES ?x {{ {values(unnamed)} }} "
                                  "?x rdfs:label ?l } GROUP BY ?x"):
             found["system"][row["x"].value] = row["label"].value
-    sites = [str(entry["site"]) for entry in entries.values() if entry.get("site")]
+    sites = [str(entry["site"]) for entry in entries.values() if entry.get("site") and not entry.get("siteStated")]
     if sites:
-        for row in select(store, f"""SELECT ?x (MIN(?alt) AS ?alias) (MIN(?l) AS ?label) WHERE {{
-                VALUES ?x {{ {values(sites)} }} OPTIONAL {{ ?x skos:altLabel ?alt }} OPTIONAL {{ ?x rdfs:label ?l }}
-              }} GROUP BY ?x"""):
-            if "alias" in row:
-                found["siteAlt"][row["x"].value] = row["alias"].value
+        for row in select(store, f"""SELECT ?x (MIN(?l) AS ?label) WHERE {{
+                VALUES ?x {{ {values(sites)} }} ?x rdfs:label ?l }} GROUP BY ?x"""):
             if "label" in row:
                 found["site"][row["x"].value] = row["label"].value
     if made:

@@ -37,6 +37,7 @@ ENTITIES_QUERY = PREFIXES + """SELECT ?entity ?class ?label WHERE {
 ALIASES_QUERY = PREFIXES + "SELECT ?entity ?name WHERE { ?entity skos:altLabel ?name }"
 NAME_CLAIMS_QUERY = PREFIXES + """SELECT ?entity ?name WHERE {
   ?claim hpc:property hpc:name ; hpc:about ?entity ; hpc:value ?name }"""
+TRUTHY_NAME_QUERY = PREFIXES + "SELECT ?entity (MIN(STR(?n)) AS ?name) WHERE { ?entity hpc:name ?n } GROUP BY ?entity"
 
 
 @dataclass(frozen=True)
@@ -87,15 +88,14 @@ class SearchIndex:
             entity = entities.setdefault(iri, Entity(iri, kind, label))
             if row["label"] is not None:
                 named.append((entity, label))
-        # A system is shown by the name a list gave it (its label may be 'TOP500 system 180307').
-        shown: dict[str, str] = {}
+        # Every name a source gave finds the entity (a machine renamed is found by its old name too); it is
+        # shown by its truthy name, the latest, else its label (an editors' "Name (Operator)").
         for query in (NAME_CLAIMS_QUERY, ALIASES_QUERY):
             for row in store.query(query):
                 entity = entities.get(row["entity"].value)
                 if entity is not None:
                     named.append((entity, row["name"].value))
-                    if query is NAME_CLAIMS_QUERY:
-                        shown.setdefault(entity.iri, row["name"].value)
+        shown = {row["entity"].value: row["name"].value for row in store.query(TRUTHY_NAME_QUERY)}
         named = [(Entity(e.iri, e.kind, shown.get(e.iri, e.label)), name) for e, name in named]
         return cls(named)
 
