@@ -5,6 +5,7 @@ project with the contribution in its data/ttl/."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -26,9 +27,13 @@ def project_with_tests(target: Path) -> Path:
 
 
 def run_tests(project: Path) -> tuple[int, str]:
+    # The inner pytest takes none of the outer run's options: a --basetemp among them would have it wipe the
+    # outer run's temporary folder.
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
     completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
+                                f"--basetemp={project}-inner-pytest",
                                 *(f"tests/{name}" for name in GRAPH_TESTS)], cwd=project, capture_output=True,
-                               text=True, timeout=600, check=False)
+                               text=True, timeout=600, check=False, env=env)
     return completed.returncode, completed.stdout + completed.stderr
 
 
