@@ -27,7 +27,7 @@ def test_browser_tests_skip_loudly_without_chromium_but_fail_under_ci(tmp_path):
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "PYTEST_ADDOPTS")}
     env["PATH"] = str(Path(sys.executable).parent)  # the venv alone: no chromium on it
     command = [sys.executable, "-m", "pytest", "tests/test_browser.py", "-q", "-rs", "-p", "no:cacheprovider",
-               "-p", "no:xdist", f"--basetemp={tmp_path / 'inner'}"]
+               f"--basetemp={tmp_path / 'inner'}"]
     local = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert local.returncode == 0, local.stdout
     assert "skipped" in local.stdout and "Chromium is not installed" in local.stdout
