@@ -308,15 +308,17 @@ def _mentions_project(node: ast.AST | None) -> bool:
                                     for n in ast.walk(node))
 
 
-def current_project_holders() -> list[str]:
-    """Where a module keeps or reads a current project: a ContextVar or module-level variable typed Project,
-    a module-level Project made at import (discover(...), load(...)), a `global` rebinding of one, current() or
-    using() in hpckg.project, or a read of project.current / hpckg.paths."""
+def current_project_holders(package: Path = PACKAGE) -> list[str]:
+    """Where a module under `package` keeps or reads a current project: a ContextVar or module-level variable
+    typed Project, a module-level Project made at import (discover(...), load(...)), a `global` rebinding of
+    one, current() or using() in hpckg.project, a read of project.current / project.using, or an import of
+    hpckg.paths (the functions over the current project that went with it)."""
     found = []
-    for module in modules().values():
-        tree = ast.parse(module.path.read_text(encoding="utf-8"), filename=str(module.path))
+    for path in sorted(package.rglob("*.py")):
+        shown = str(path.relative_to(package.parent))
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
-        def where(node: ast.AST, shown: str = module.shown) -> str:
+        def where(node: ast.AST, shown: str = shown) -> str:
             return f"{shown}:{node.lineno}"
 
         for node in tree.body:
@@ -337,13 +339,16 @@ def current_project_holders() -> list[str]:
             if isinstance(node, ast.Attribute) and node.attr in ("current", "using") \
                     and isinstance(node.value, ast.Name) and node.value.id in ("project", "projects"):
                 found.append(f"{where(node)}: reads project.{node.attr}")
-            if isinstance(node, ast.Global) and module.name != "hpckg.project":
+            if isinstance(node, ast.Global) and path.name != "project.py":
                 found.extend(f"{where(node)}: rebinds the module-level {name}" for name in node.names
                              if "project" in name.lower())
-        if module.name == "hpckg.project":
+            if isinstance(node, ast.ImportFrom) and (node.module == "hpckg.paths" or node.module == "hpckg"
+                                                     and any(alias.name == "paths" for alias in node.names)) \
+                    or isinstance(node, ast.Import) and any(alias.name == "hpckg.paths" for alias in node.names):
+                found.append(f"{where(node)}: imports hpckg.paths")
+        if path == package / "project.py":
             defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-            found += [f"{module.shown}: defines {name}()" for name in sorted(defined & {"current", "using"})]
-    found += [str(i) for i in imports() if i.imported.name == "hpckg.paths"]
+            found += [f"{shown}: defines {name}()" for name in sorted(defined & {"current", "using"})]
     return found
 
 
@@ -354,23 +359,25 @@ def test_no_module_keeps_or_reads_a_current_project() -> None:
 
 
 def test_the_check_finds_a_current_project(tmp_path) -> None:
-    """The check above is not blind: the shape that was removed (a ContextVar of the project, current(),
-    a module-level discover()) is found when a module has it."""
-    planted = PACKAGE / "_planted_current_project.py"
-    planted.write_text("from contextvars import ContextVar\n\nfrom hpckg import project\nfrom hpckg.project import "
-                       "Project, discover\n\n_current: ContextVar[Project | None] = ContextVar('p', default=None)\n"
-                       "HERE = discover()\n\n\ndef read():\n    return project.current()\n", encoding="utf-8")
-    modules.cache_clear()
-    imports.cache_clear()
-    try:
-        found = "\n".join(current_project_holders())
-    finally:
-        planted.unlink()
-        modules.cache_clear()
-        imports.cache_clear()
-    for said in ("a module-level variable typed Project", "a ContextVar[Project]", "a project chosen at import",
-                 "reads project.current"):
-        assert "_planted_current_project.py:" in found and said in found, (said, found)
+    """The check above is not blind: each shape that was removed (a ContextVar of the project and its
+    current()/using(), a project discovered at import, a read of project.current, hpckg.paths) is found in a
+    package that has it (written to a temporary folder: the source tree is never touched)."""
+    package = tmp_path / "hpckg"
+    package.mkdir()
+    (package / "project.py").write_text(
+        "from contextvars import ContextVar\n\n\nclass Project:\n    pass\n\n\n"
+        "_current: ContextVar[Project | None] = ContextVar('p', default=None)\n\n\n"
+        "def current():\n    return _current.get()\n\n\ndef using(chosen):\n    return chosen\n", encoding="utf-8")
+    (package / "user.py").write_text(
+        "from hpckg import paths, project\nfrom hpckg.project import discover\n\nHERE = discover()\n\n\n"
+        "def read():\n    return project.current(), paths\n", encoding="utf-8")
+    found = "\n".join(current_project_holders(package))
+    for said in ("hpckg/project.py:8: a module-level variable typed Project",
+                 "hpckg/project.py:8: a ContextVar[Project]", "hpckg/project.py: defines current()",
+                 "hpckg/project.py: defines using()",
+                 "hpckg/user.py:4: a project chosen at import", "hpckg/user.py:8: reads project.current",
+                 "hpckg/user.py:1: imports hpckg.paths"):
+        assert said in found, (said, found)
 
 
 def test_two_in_process_commands_in_two_projects_each_see_their_own(tmp_path) -> None:

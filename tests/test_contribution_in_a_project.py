@@ -26,9 +26,12 @@ def project_with_tests(target: Path) -> Path:
 
 
 def run_tests(project: Path) -> tuple[int, str]:
+    # Its own temporary folder: one inherited through PYTEST_ADDOPTS (--basetemp) is the running session's,
+    # which the inner pytest would empty under the running tests.
+    inner = project.with_name(project.name + "-inner-pytest")
     completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
-                                *(f"tests/{name}" for name in GRAPH_TESTS)], cwd=project, capture_output=True,
-                               text=True, timeout=600, check=False)
+                                "--basetemp", str(inner), *(f"tests/{name}" for name in GRAPH_TESTS)],
+                               cwd=project, capture_output=True, text=True, timeout=600, check=False)
     return completed.returncode, completed.stdout + completed.stderr
 
 
