@@ -5,6 +5,7 @@ project with the contribution in its data/ttl/."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -26,12 +27,13 @@ def project_with_tests(target: Path) -> Path:
 
 
 def run_tests(project: Path) -> tuple[int, str]:
-    # Its own temporary folder: one inherited through PYTEST_ADDOPTS (--basetemp) is the running session's,
-    # which the inner pytest would empty under the running tests.
+    # Its own temporary folder, and not the options of the running session: a --basetemp it inherited through
+    # PYTEST_ADDOPTS would be emptied under the running tests (or refused, being above the project's folder).
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
     inner = project.with_name(project.name + "-inner-pytest")
     completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
                                 "--basetemp", str(inner), *(f"tests/{name}" for name in GRAPH_TESTS)],
-                               cwd=project, capture_output=True, text=True, timeout=600, check=False)
+                               cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False)
     return completed.returncode, completed.stdout + completed.stderr
 
 
