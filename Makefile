@@ -28,7 +28,7 @@ run: $(BIN)/hpckg ## import the configured sources present, build and validate i
 	$(BIN)/hpckg serve --host $(HOST) --port $(PORT)
 
 ontology/context.jsonld: ontology/hpckg.ttl ontology/vocabularies.ttl $(BIN)/hpckg ## regenerate the JSON-LD context from the ontology
-	$(BIN)/python -c 'from hpckg.export import jsonld_context_text; print(jsonld_context_text(), end="")' > $@
+	$(BIN)/python -c 'from pathlib import Path; from hpckg.export import jsonld_context_text; print(jsonld_context_text(Path("ontology")), end="")' > $@
 
 context: ontology/context.jsonld ## alias: regenerate ontology/context.jsonld
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from hpckg.build import materialise, populate
+from hpckg.project import discover
 from hpckg.query import canned_queries
 from hpckg.remotebuild import publish
 from hpckg.store import RemoteStore, Store
@@ -31,6 +32,7 @@ from hpckg.store import RemoteStore, Store
 from sections import replace_section  # bench/sections.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
+CHECKOUT = discover(explicit=ROOT)
 sys.path.insert(0, str(ROOT / "tests"))  # the Virtuoso the tests start, and their comparison by value
 from answers import answer, concatenations, differences, ordered  # noqa: E402
 from virtuoso_server import start_virtuoso, stop_virtuoso  # noqa: E402
@@ -39,12 +41,12 @@ from virtuoso_server import start_virtuoso, stop_virtuoso  # noqa: E402
 def graph(copies: int) -> Store:
     if copies == 1:
         store = Store(None)
-        populate(store)
+        populate(store, CHECKOUT)
         return store
     from rules_bench import replicated  # bench/rules_bench.py
 
     store = replicated(copies)
-    materialise(store)
+    materialise(store, CHECKOUT.rules_dir)
     return store
 
 
@@ -67,7 +69,7 @@ def measure(copies: int, repeats: int, folder: Path) -> dict[str, object]:
         published = time.perf_counter() - start
         remote = RemoteStore(server.sparql)
         rows, mismatches = [], []
-        for query in canned_queries():
+        for query in canned_queries(CHECKOUT):
             text = query.bind()
             concatenated = concatenations(text)
             expected = answer(local.query(text, prefixes=False), concatenated)

@@ -47,16 +47,17 @@ def figure(run: dict) -> str:
 
 def rule_scaling(project: Path, copies: int) -> dict[str, object]:
     """Per-rule seconds on the curated data plus the imported graphs replicated `copies` times."""
-    os.chdir(project)  # hpckg.project finds the copy, not the checkout
     from hpckg.build import load_files, rule_files, source_files
     from hpckg.machinegraphs import is_machine_written
     from hpckg.namespaces import DERIVED_GRAPH, ID
+    from hpckg.project import discover
     from hpckg.store import Store
 
-    files = source_files()
+    copy = discover(explicit=project)  # the copy, not the checkout
+    files = source_files(copy)
     store = Store(None)
-    load_files(store, [f for f in files if not is_machine_written(f)])
-    imported = [q for f in files if is_machine_written(f)
+    load_files(store, [f for f in files if not is_machine_written(f, copy.graphs)], copy)
+    imported = [q for f in files if is_machine_written(f, copy.graphs)
                 for q in ox.parse(path=str(f), format=ox.RdfFormat.N_QUADS)]
 
     def rename(term, suffix: str):
@@ -70,7 +71,7 @@ def rule_scaling(project: Path, copies: int) -> dict[str, object]:
                                   ox.NamedNode(q.graph_name.value + suffix)) for q in imported])
     row: dict[str, object] = {"copies": copies, "quads": store.triple_count()}
     derived = ox.NamedNode(DERIVED_GRAPH)
-    for path in rule_files():
+    for path in rule_files(copy.rules_dir):
         start = time.perf_counter()
         triples = list(store.query(path.read_text(encoding="utf-8")))
         row[path.stem] = time.perf_counter() - start

@@ -23,11 +23,13 @@ import pyoxigraph as ox
 
 from hpckg.build import populate, rule_files
 from hpckg.namespaces import DERIVED_GRAPH, GRAPH, ID
+from hpckg.project import discover
 from hpckg.store import Store
 
 from sections import replace_section  # bench/sections.py, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
+CHECKOUT = discover(explicit=ROOT)
 FIXTURES = [ROOT / "tests" / "fixtures" / "timeseries" / name for name in ("top500-style.ttl", "epoch-style.ttl")]
 QUERIES = ("accelerators-by-country", "accelerators-by-operator")
 BEGIN, END = "<!-- rules-bench: begin -->", "<!-- rules-bench: end -->"
@@ -35,7 +37,7 @@ BEGIN, END = "<!-- rules-bench: begin -->", "<!-- rules-bench: end -->"
 
 def replicated(copies: int) -> Store:
     seed = Store(None)
-    populate(seed, extra=FIXTURES)
+    populate(seed, CHECKOUT, extra=FIXTURES)
     data = [g for g in seed.named_graphs() if g.startswith((GRAPH + "data/", GRAPH + "tests/"))]
     quads = [q for g in data for q in seed.quads(graph=g)]
 
@@ -63,7 +65,7 @@ def run(copies: int) -> dict[str, object]:
     claims = int(next(iter(store.query("SELECT (COUNT(?c) AS ?n) WHERE { ?c a hpc:Claim }")))["n"].value)
     row: dict[str, object] = {"copies": copies, "quads": store.triple_count(), "systems": systems, "claims": claims}
     derived = ox.NamedNode(DERIVED_GRAPH)
-    for path in rule_files():
+    for path in rule_files(CHECKOUT.rules_dir):
         start = time.perf_counter()
         triples = list(store.query(path.read_text(encoding="utf-8")))
         row[path.stem] = time.perf_counter() - start
@@ -76,7 +78,7 @@ def run(copies: int) -> dict[str, object]:
 
 
 def table(rows: list[dict[str, object]]) -> str:
-    rules = [p.stem for p in rule_files()] + list(QUERIES)
+    rules = [p.stem for p in rule_files(CHECKOUT.rules_dir)] + list(QUERIES)
     head = "| copies | quads | systems | claims | " + " | ".join(f"`{r}`" for r in rules) + " |"
     sep = "|---:" * (4 + len(rules)) + "|"
     lines = [head, sep]

@@ -185,8 +185,8 @@ threading.Thread(target=sample, daemon=True).start()
 def progress(message):
     rss, highest[0] = highest[0], 0
     print(json.dumps([round(time.perf_counter() - start, 2), message, rss]), flush=True)
-project.use(sys.argv[1])
-summary = build(store_path=sys.argv[2], staging=sys.argv[3], progress=progress)
+here = project.discover(explicit=sys.argv[1])
+summary = build(here, store_path=sys.argv[2], staging=sys.argv[3], progress=progress)
 progress('done')
 found = summary.report.violations if summary.report else []
 print(json.dumps({'summary': {'triples': summary.triples, 'derived': summary.derived, 'systems': summary.systems,
@@ -247,7 +247,7 @@ from answers import answer, concatenations, digest
 from hpckg import project
 from hpckg.query import canned_queries
 from hpckg.store import Store
-project.use(sys.argv[1])
+here = project.discover(explicit=sys.argv[1])
 store = Store(sys.argv[2], read_only=True)
 wanted = sys.argv[5:]
 
@@ -256,7 +256,7 @@ class Rows(list):
     variables = ()
 
 
-for query in canned_queries():
+for query in canned_queries(here):
     if wanted and query.name not in wanted:
         continue
     text = query.bind()
@@ -288,10 +288,11 @@ def step_queries(work: Path, scale: int, repeats: int, limit: float = 60.0, only
     import threading
 
     sys.path.insert(0, str(ROOT / "src"))
+    from hpckg.project import discover
     from hpckg.query import canned_queries
 
     project = project_for(work, scale)
-    names = [q.name for q in canned_queries()]
+    names = [q.name for q in canned_queries(discover(explicit=project))]
     figures: dict = {}
     if only:  # re-time these queries (after a change to them); the others keep the figures already recorded
         earlier = read_results(work).get(str(scale), {}).get("queries", {}).get("queries", {})
@@ -420,7 +421,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
     from virtuoso_server import answers, relaunch_virtuoso, restart_virtuoso, start_virtuoso, stop_virtuoso
 
     project = project_for(work, scale)
-    projects.use(project)
+    here = projects.discover(explicit=project)
     folder = work / f"s{scale}" / "virtuoso"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -447,7 +448,7 @@ def step_virtuoso(work: Path, scale: int, limit: float) -> dict:
         server = restart_virtuoso(server, query_seconds=math.ceil(limit))
         remote = RemoteStore(server.sparql, timeout=limit)
         figures: dict = {}
-        for query in canned_queries():
+        for query in canned_queries(here):
             text = query.bind()
             started = time.perf_counter()
             try:
@@ -485,14 +486,14 @@ from hpckg.build import populate
 from hpckg.store import Store
 from hpckg import project
 from hpckg.validate import validate
-project.use(sys.argv[1])
+here = project.discover(explicit=sys.argv[1])
 store = Store(None)
-populate(store)
+populate(store, here)
 quads = store.triple_count()
 def key(v):
     return (v.severity, v.rule, v.focus, str(v.path), str(v.value))
-started = time.perf_counter(); fast = validate(store, 'fast'); fast_s = time.perf_counter() - started
-started = time.perf_counter(); slow = validate(store, 'pyshacl'); slow_s = time.perf_counter() - started
+started = time.perf_counter(); fast = validate(store, 'fast', project=here); fast_s = time.perf_counter() - started
+started = time.perf_counter(); slow = validate(store, 'pyshacl', project=here); slow_s = time.perf_counter() - started
 same = sorted(map(key, fast.violations)) == sorted(map(key, slow.violations))
 print(json.dumps({'quads': quads, 'fast_seconds': fast_s, 'pyshacl_seconds': slow_s, 'same': same,
                   'results': len(fast.violations), 'pyshacl_results': len(slow.violations)}))

@@ -129,13 +129,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from hpckg.build import build
     from hpckg.formats import rdf_format
+    from hpckg.project import discover
     from hpckg.store import Store
 
     work = Path(tempfile.mkdtemp(prefix="hpckg-bench-"))
     processes: list[subprocess.Popen] = []
     try:
         store_path = work / "store"
-        summary = build(store_path=store_path, validate=False)
+        summary = build(discover(), store_path=store_path, validate=False)
         dump = work / "dump.nq"
         store = Store(store_path, read_only=True)
         with dump.open("wb") as out:

@@ -33,10 +33,11 @@ logging.basicConfig(level=logging.DEBUG, format="%(created).3f %(name)s %(messag
 for name in ("rdflib", "pyshacl", "httpx"):
     logging.getLogger(name).setLevel(logging.WARNING)
 from hpckg import build
+from hpckg.project import discover
 started = time.time()
 def progress(message):
     print(f"{time.time():.3f} progress {message}", flush=True)
-summary = build.build(store_path=".hpckg/store", progress=progress)
+summary = build.build(discover(), store_path=".hpckg/store", progress=progress)
 print(summary.to_text())
 """
 # The floor: the same files bulk-loaded into an empty on-disk store, nothing else.

@@ -19,13 +19,16 @@ import pyoxigraph as ox
 
 from hpckg.build import materialise, populate
 from hpckg.namespaces import DERIVED_GRAPH, GRAPH, ID
+from hpckg.project import discover
 from hpckg.store import Store
 from hpckg.validate import validate
+
+CHECKOUT = discover()  # the project of the working directory (run from the checkout)
 
 
 def replicated_store(copies: int) -> Store:
     seed = Store(None)
-    populate(seed)
+    populate(seed, CHECKOUT)
     data_graphs = [g for g in seed.named_graphs() if g.startswith(GRAPH + "data/")]
     quads = [q for g in data_graphs for q in seed.quads(graph=g)]
 
@@ -43,7 +46,7 @@ def replicated_store(copies: int) -> Store:
         suffix = f"-r{copy}"
         store.load_quads(ox.Quad(rename(q.subject, suffix), q.predicate, rename(q.object, suffix),
                                  ox.NamedNode(q.graph_name.value + suffix)) for q in quads)
-    materialise(store)
+    materialise(store, CHECKOUT.rules_dir)
     return store
 
 
@@ -66,9 +69,9 @@ def main() -> None:
     claims = int(next(iter(store.query("SELECT (COUNT(?c) AS ?n) WHERE { ?c a hpc:Claim }")))["n"].value)
     print(f"{options.copies} copies: {store.triple_count()} triples, {claims} claims "
           f"(built in {time.perf_counter() - start:.1f} s)")
-    fast, _ = timed("fast path (Oxigraph SPARQL)", lambda: validate(store, "fast"))
+    fast, _ = timed("fast path (Oxigraph SPARQL)", lambda: validate(store, "fast", project=CHECKOUT))
     if options.pyshacl:
-        reference, _ = timed("pySHACL, parse cached", lambda: validate(store, "pyshacl"))
+        reference, _ = timed("pySHACL, parse cached", lambda: validate(store, "pyshacl", project=CHECKOUT))
         same = ({(v.rule, v.focus, v.path, v.value) for v in fast.violations}
                 == {(v.rule, v.focus, v.path, v.value) for v in reference.violations})
         print(f"same violations: {same}")

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from hpckg.project import discover
 from hpckg.store import Store
 from hpckg.validate.shapes import load_shapes
 from hpckg.validate.sparql_engine import compile_shapes, run_check
@@ -35,7 +36,7 @@ def time_rules(label: str, store_path: Path, shapes_dir: Path | None) -> dict:
     rules: dict[str, float] = {}
     found = 0
     started = time.perf_counter()
-    for check in compile_shapes(load_shapes(shapes_dir)):
+    for check in compile_shapes(load_shapes(shapes_dir or discover().shapes_dir)):
         began = time.perf_counter()
         found += len(run_check(store, check))
         rules[check.rule] = rules.get(check.rule, 0.0) + time.perf_counter() - began

@@ -132,11 +132,11 @@ def main() -> int:
     try:
         for folder in ("ontology", "shapes", "queries", "data"):
             shutil.copytree(ROOT / folder, work / folder)
-        project.use(work)
-        machinegraphs.write_graph(machinegraphs.graph_file("import", "bench", "bench"),
+        copy = project.discover(explicit=work)
+        machinegraphs.write_graph(machinegraphs.graph_file(copy.graphs, "import", "bench", "bench"),
                                   synthetic_graph(args.systems, args.hosts), {"sha256": "bench"}, title="import bench")
         clock = time.monotonic()
-        summary = build(store_path=work / ".hpckg" / "store", validate=False)
+        summary = build(copy, store_path=work / ".hpckg" / "store", validate=False)
         build_before = time.monotonic() - clock
         servers, port = start_servers(args.hosts)
 
@@ -148,11 +148,11 @@ def main() -> int:
         options = FetchOptions(concurrency=args.concurrency, per_host=args.per_host, delay=0.0,
                                allow_loopback=True, read_timeout=30, connect_timeout=10)
         store = open_store(work / ".hpckg" / "store", read_only=True)
-        first = verify(store, options=options, url_map=to_local)
-        second = verify(store, options=options, url_map=to_local)
+        first = verify(store, copy, options=options, url_map=to_local)
+        second = verify(store, copy, options=options, url_map=to_local)
         del store
         clock = time.monotonic()
-        after = build(store_path=work / ".hpckg" / "store", validate=False)
+        after = build(copy, store_path=work / ".hpckg" / "store", validate=False)
         build_after = time.monotonic() - clock
         for server in servers:
             server.shutdown()

@@ -5,13 +5,13 @@ validated once per session.
 The suite never builds this checkout as a user would: its pyproject.toml configures the public datasets as
 sources, which `hpckg build` imports first (2.8 M quads of TOP500 alone), and its .hpckg/graphs holds what a
 developer imported (`make run`). So:
-- in-process code (populate, build, check) works on the checkout's files but, for the whole session,
+- in-process code (populate, build, check) is given the checkout's files but, for the whole session,
   without its configured sources, with an empty machine-written graphs folder and a store location of the
-  session's own (`curated_project`: the project of the session's context, hpckg.project.using);
+  session's own: the `checkout` fixture (session_project()), a Project value passed to what needs it;
 - the suite's `hpckg` commands run in `curated_root()` unless a test gives another folder: one copy of the
   ontology, shapes, queries and curated data per session; the `project` fixture is a fresh copy per test.
   A copy has no pyproject.toml, so no configured sources and no imported graphs. Each command chooses its
-  project as the real command does (hpckg.cli.main) and gives the session's back when it ends.
+  project as the real command does (hpckg.cli.main), from --root or its working folder.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ SHARED = ROOT.parent / "shared"
 def drafts_in_data() -> str:
     """The data files that break a file-level rule (a half-written draft, a file that does not parse), as
     the lines `hpckg check` prints; empty when every file is finished."""
-    files = [path for folder in hpckg_project.current().data for path in sorted(folder.rglob("*.ttl"))]
-    report = check_data_files(files)
+    here = hpckg_project.discover(explicit=ROOT)
+    files = [path for folder in here.data for path in sorted(folder.rglob("*.ttl"))]
+    report = check_data_files(files, here)
     return "\n".join(f"  {p.location()}: [{p.code}] {p.message}" for p in report.errors)
 
 
@@ -186,6 +187,7 @@ def project(tmp_path) -> Path:
 
 
 _curated: list[Path] = []
+_session_project: list[hpckg_project.Project] = []
 
 
 def curated_root() -> Path:
@@ -193,6 +195,13 @@ def curated_root() -> Path:
     if not _curated:
         raise RuntimeError("curated_root() is made by the session fixture curated_project")
     return _curated[0]
+
+
+def session_project() -> hpckg_project.Project:
+    """The checkout as the session's in-process code sees it (see the module docstring and `checkout`)."""
+    if not _session_project:
+        raise RuntimeError("session_project() is made by the session fixture curated_project")
+    return _session_project[0]
 
 
 def default_workdir() -> Path:
@@ -203,7 +212,7 @@ def default_workdir() -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def curated_project(tmp_path_factory) -> Path:
     """The session's copy of the project (curated_root), and the checkout as the in-process project minus its
-    configured sources and its machine-written graphs (see the module docstring)."""
+    configured sources and its machine-written graphs (session_project; see the module docstring)."""
     root = copy_project(tmp_path_factory.mktemp("curated"))
     _curated.append(root)
     checkout = hpckg_project.discover(explicit=ROOT)
@@ -211,9 +220,17 @@ def curated_project(tmp_path_factory) -> Path:
     # check` reviews against the built store it finds (the good contributions then clash with TOP500 rows).
     in_process = dataclasses.replace(checkout, sources={}, graphs=tmp_path_factory.mktemp("checkout-graphs"),
                                      store=tmp_path_factory.mktemp("checkout-store") / "store")
-    with hpckg_project.using(in_process):
-        yield root
+    _session_project.append(in_process)
+    yield root
     _curated.clear()
+    _session_project.clear()
+
+
+@pytest.fixture(scope="session")
+def checkout(curated_project) -> hpckg_project.Project:
+    """The checkout as a Project value for in-process code: its ontology, shapes, queries and curated data,
+    without its configured sources, with the session's own graphs folder and store (session_project)."""
+    return session_project()
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -239,18 +256,18 @@ def built_store(store_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def seed_store() -> Store:
+def seed_store(checkout) -> Store:
     """The curated graph (ontology, shapes, data/ttl/, derived facts) in memory, built once per session.
     Read-only by convention: a test that adds data builds its own store."""
     store = Store(None)
-    populate(store)
+    populate(store, checkout)
     return store
 
 
 @pytest.fixture(scope="session")
-def seed_report(seed_store: Store) -> ValidationReport:
+def seed_report(seed_store: Store, checkout) -> ValidationReport:
     """The curated graph validated once per session with the fast engine (pySHACL parity is a slow test)."""
-    return validate(seed_store)
+    return validate(seed_store, project=checkout)
 
 
 @pytest.fixture(scope="session")

@@ -28,11 +28,15 @@ def serve_store() -> Path:
 @contextlib.contextmanager
 def in_process(store: Path, **settings):
     """The server application with its real store and query worker processes, driven through Starlette's
-    TestClient (its lifespan runs, so the workers are stopped on exit). Redirects are not followed."""
+    TestClient (its lifespan runs, so the workers are stopped on exit). Redirects are not followed. It serves
+    the session's project (conftest.session_project) unless `project` says another."""
     from starlette.testclient import TestClient
 
     from hpckg.serve.app import Settings, create_app
 
+    from conftest import session_project
+
+    settings.setdefault("project", session_project())
     app = create_app(Settings(store_path=store, **settings))
     try:
         with TestClient(app, base_url="http://127.0.0.1:8000", follow_redirects=False) as client:

@@ -293,3 +293,122 @@ def test_no_import_cycle_between_rooms() -> None:
         steps = "\n    ".join(str(edges[a][b]) for a, b in pairwise(cycle))
         described.append(f"{' -> '.join(cycle)}, for example:\n    {steps}")
     assert not cycles, "import cycles between rooms:\n  " + "\n  ".join(described)
+
+
+# --- the project is passed, never held ------------------------------------------------------------------
+# hpckg.cli.main chooses the project once per command and passes the Project value (or the folder a function
+# needs) down; no module keeps a current project for library code to read (issue 33). A module-level one
+# made the CLI unsafe to call twice in one process and made the tests swap it around every call.
+
+
+def _mentions_project(node: ast.AST | None) -> bool:
+    return node is not None and any(isinstance(n, ast.Name) and n.id == "Project"
+                                    or isinstance(n, ast.Constant) and isinstance(n.value, str)
+                                    and re.search(r"\bProject\b", n.value) is not None
+                                    for n in ast.walk(node))
+
+
+def current_project_holders(package: Path = PACKAGE) -> list[str]:
+    """Where a module under `package` keeps or reads a current project: a ContextVar or module-level variable
+    typed Project, a module-level Project made at import (discover(...), load(...)), a `global` rebinding of
+    one, current() or using() in hpckg.project, a read of project.current / project.using, or an import of
+    hpckg.paths (the functions over the current project that went with it)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        shown = str(path.relative_to(package.parent))
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+        def where(node: ast.AST, shown: str = shown) -> str:
+            return f"{shown}:{node.lineno}"
+
+        for node in tree.body:
+            if isinstance(node, ast.AnnAssign) and _mentions_project(node.annotation):
+                found.append(f"{where(node)}: a module-level variable typed Project")
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Call):
+                called = node.value.func
+                name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+                if name in ("discover", "load"):
+                    found.append(f"{where(node)}: a project chosen at import ({name}(...))")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "ContextVar" \
+                    and any(_mentions_project(arg) for arg in [*node.args, *(k.value for k in node.keywords)]):
+                found.append(f"{where(node)}: a ContextVar of a project")
+            if isinstance(node, ast.Subscript) and getattr(node.value, "id", getattr(node.value, "attr", "")) \
+                    == "ContextVar" and _mentions_project(node.slice):
+                found.append(f"{where(node)}: a ContextVar[Project]")
+            if isinstance(node, ast.Attribute) and node.attr in ("current", "using") \
+                    and isinstance(node.value, ast.Name) and node.value.id in ("project", "projects"):
+                found.append(f"{where(node)}: reads project.{node.attr}")
+            if isinstance(node, ast.Global) and path.name != "project.py":
+                found.extend(f"{where(node)}: rebinds the module-level {name}" for name in node.names
+                             if "project" in name.lower())
+            if isinstance(node, ast.ImportFrom) and (node.module == "hpckg.paths" or node.module == "hpckg"
+                                                     and any(alias.name == "paths" for alias in node.names)) \
+                    or isinstance(node, ast.Import) and any(alias.name == "hpckg.paths" for alias in node.names):
+                found.append(f"{where(node)}: imports hpckg.paths")
+        if path == package / "project.py":
+            defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+            found += [f"{shown}: defines {name}()" for name in sorted(defined & {"current", "using"})]
+    return found
+
+
+def test_no_module_keeps_or_reads_a_current_project() -> None:
+    found = current_project_holders()
+    assert not found, ("a current project kept in module state; pass the Project (or the folder needed) instead:\n  "
+                       + "\n  ".join(found))
+
+
+def test_the_check_finds_a_current_project(tmp_path) -> None:
+    """The check above is not blind: each shape that was removed (a ContextVar of the project and its
+    current()/using(), a project discovered at import, a read of project.current, hpckg.paths) is found in a
+    package that has it (written to a temporary folder: the source tree is never touched)."""
+    package = tmp_path / "hpckg"
+    package.mkdir()
+    (package / "project.py").write_text(
+        "from contextvars import ContextVar\n\n\nclass Project:\n    pass\n\n\n"
+        "_current: ContextVar[Project | None] = ContextVar('p', default=None)\n\n\n"
+        "def current():\n    return _current.get()\n\n\ndef using(chosen):\n    return chosen\n", encoding="utf-8")
+    (package / "user.py").write_text(
+        "from hpckg import paths, project\nfrom hpckg.project import discover\n\nHERE = discover()\n\n\n"
+        "def read():\n    return project.current(), paths\n", encoding="utf-8")
+    found = "\n".join(current_project_holders(package))
+    for said in ("hpckg/project.py:8: a module-level variable typed Project",
+                 "hpckg/project.py:8: a ContextVar[Project]", "hpckg/project.py: defines current()",
+                 "hpckg/project.py: defines using()",
+                 "hpckg/user.py:4: a project chosen at import", "hpckg/user.py:8: reads project.current",
+                 "hpckg/user.py:1: imports hpckg.paths"):
+        assert said in found, (said, found)
+
+
+def test_two_in_process_commands_in_two_projects_each_see_their_own(tmp_path) -> None:
+    """hpckg.cli.main run in this process with --root A, then --root B, then A again: each command reads its
+    own project's files (B's extra canned query is listed for B only) and the data it builds from (B's
+    extra system is counted in B only); nothing of one call is left for the next."""
+    from conftest import call_hpckg, copy_project
+
+    first, second = copy_project(tmp_path / "a"), copy_project(tmp_path / "b")
+    (second / "queries" / "only-in-b.rq").write_text("# Only in project B.\nSELECT * WHERE { ?s ?p ?o } LIMIT 1\n",
+                                                     encoding="utf-8")
+    (second / "data" / "ttl" / "systems" / "only-in-b.ttl").write_text(
+        "@prefix hpc: <https://w3id.org/hpckg/ontology#> .\n@prefix sys: <https://w3id.org/hpckg/id/system/> .\n"
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n\n"
+        'sys:only-in-b a hpc:System ;\n    rdfs:label "Only in B"@en ;\n    hpc:slug "only-in-b" .\n',
+        encoding="utf-8")
+    count = 'SELECT (COUNT(?s) AS ?n) WHERE { ?s a hpc:System }'
+
+    def listed(root: Path) -> str:
+        completed = call_hpckg(["--root", str(root), "query", "--list"], tmp_path)
+        assert completed.returncode == 0, completed.stderr.decode()
+        return completed.stdout.decode()
+
+    def systems(root: Path) -> int:
+        completed = call_hpckg(["--root", str(root), "query", "--memory", "--format", "csv", "-e", count], tmp_path)
+        assert completed.returncode == 0, completed.stderr.decode()
+        return int(completed.stdout.decode().split()[-1])
+
+    assert "only-in-b" not in listed(first)
+    assert "only-in-b" in listed(second)
+    assert "only-in-b" not in listed(first)
+    in_first = systems(first)
+    assert systems(second) == in_first + 1
+    assert systems(first) == in_first

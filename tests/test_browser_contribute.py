@@ -17,6 +17,8 @@ from chromium import Browser
 from hpckg.contribute.check import check_files
 from hpckg.serve import urls
 
+from conftest import session_project
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
 FRONTIER = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 
@@ -42,7 +44,7 @@ def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser:
     assert (ARTIFACTS / "contribute-review.png").stat().st_size > 10_000
     text = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"(?s)<style.*?</style>", "", dom))))
     # The review the command gives for the same draft against the same store, problem for problem.
-    expected = check_files([FRONTIER], store_path=stores.website().store)
+    expected = check_files([FRONTIER], store_path=stores.website().store, project=session_project())
     assert expected.problems, "the imported TOP500 lists Frontier: the draft should be reported as a duplicate"
     for problem in expected.problems:
         assert f"[ {problem.code} ]" in text and problem.message in text

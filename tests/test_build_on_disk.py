@@ -122,18 +122,16 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
     )
     from hpckg.store import Store
 
-    # The test session's project (conftest: the checkout without its configured sources) is put back
-    # exactly as it was: choosing it again from the working directory would bring the sources back.
-    with projects.using(projects.discover(explicit=project)):
-        files = source_files()
-        estimate = expected_quads(files)
-        loaded = Store(None)
-        from hpckg.build import load_files
+    copy = projects.discover(explicit=project)
+    files = source_files(copy)
+    estimate = expected_quads(files)
+    loaded = Store(None)
+    from hpckg.build import load_files
 
-        load_files(loaded, files)
-        # The estimate errs high, so that "auto" errs towards the disk, never towards running out of memory.
-        assert estimate >= loaded.triple_count()
-        assert available_memory() > 0
-        expected = "memory" if estimate * BYTES_PER_QUAD_IN_MEMORY <= MEMORY_SHARE * available_memory() else "disk"
-        assert choose_staging(files) == expected
-        assert choose_staging(files, "disk") == "disk"
+    load_files(loaded, files, copy)
+    # The estimate errs high, so that "auto" errs towards the disk, never towards running out of memory.
+    assert estimate >= loaded.triple_count()
+    assert available_memory() > 0
+    expected = "memory" if estimate * BYTES_PER_QUAD_IN_MEMORY <= MEMORY_SHARE * available_memory() else "disk"
+    assert choose_staging(files) == expected
+    assert choose_staging(files, "disk") == "disk"

@@ -10,7 +10,6 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from hpckg import paths
 from hpckg.build import load_files, materialise
 from hpckg.claims import (
     claim_iri,
@@ -30,6 +29,8 @@ from hpckg.namespaces import entity, graph_for, hpc
 from hpckg.store import Store
 from hpckg.validate import validate
 from hpckg.values import AnyUri, Iri, Text, Year, YearMonth, parse_date, term, value_of
+
+from conftest import session_project
 
 GRAPH = graph_for("imported/example.nq")
 SYSTEM, ORG, CMP = entity("system", "zeta"), entity("org", "zeta-lab"), entity("component", "zeta-accelerator")
@@ -72,16 +73,17 @@ def small_system() -> tuple[list[ox.Quad], list]:
 
 def world(quads: list[ox.Quad]) -> Store:
     store = Store(None)
-    load_files(store, sorted(paths.ontology_dir().glob("*.ttl")) + sorted(paths.shapes_dir().glob("*.ttl")))
+    here = session_project()
+    load_files(store, sorted(here.ontology_dir.glob("*.ttl")) + sorted(here.shapes_dir.glob("*.ttl")), here)
     store.load_quads(quads)
-    materialise(store)
+    materialise(store, rules_dir=session_project().rules_dir)
     return store
 
 
 def test_builder_made_system_conforms_to_the_shapes() -> None:
     quads, _ = small_system()
     assert {q.graph_name for q in quads} == {ox.NamedNode(GRAPH)}
-    report = validate(world(quads))
+    report = validate(world(quads), project=session_project())
     assert report.conforms and not report.violations, report.to_text()
 
 

@@ -24,6 +24,8 @@ from hpckg.validate import validate
 from hpckg.values import Iri, YearMonth
 from test_claims import world
 
+from conftest import session_project
+
 GRAPH = graph_for("imported/qualifiers.nq")
 SYSTEM, OTHER = entity("system", "omega"), entity("system", "omega-dup")
 CMP = entity("component", "omega-accelerator")
@@ -74,7 +76,7 @@ def imported() -> tuple[list, list]:
 def test_builder_made_import_conforms_and_reads_back() -> None:
     quads, claims = imported()
     store = world(quads)
-    report = validate(store)
+    report = validate(store, project=session_project())
     assert report.conforms, report.to_text()
     back = {c.iri: c for c in read_claims(store, iris=[c.iri for c in claims])}
     for claim in claims:

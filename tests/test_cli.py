@@ -300,7 +300,8 @@ def test_jsonld_context_is_generated_from_the_ontology():
     from hpckg.export import jsonld_context_text
 
     shipped = (ROOT / "ontology" / "context.jsonld").read_text(encoding="utf-8")
-    assert shipped == jsonld_context_text(), "ontology/context.jsonld is stale: regenerate it (make context)"
+    assert shipped == jsonld_context_text(ROOT / "ontology"), \
+        "ontology/context.jsonld is stale: regenerate it (make context)"
     context = json.loads(shipped)["@context"]
     assert context["operator"] == {"@id": "hpc:operator", "@type": "@id"}
     assert context["quantity"] == {"@id": "hpc:quantity"}

@@ -22,12 +22,12 @@ def test_help_imports_no_heavy_library():
 
 
 def test_browser_tests_skip_loudly_without_chromium_but_fail_under_ci(tmp_path):
-    # The inner pytest takes none of the outer run's options: a --basetemp among them would have it wipe the
-    # outer run's temporary folder.
+    # Not the options of the running session: a --basetemp inherited through PYTEST_ADDOPTS is the session's
+    # folder, which the inner pytest would empty under the running tests; it gets a folder of its own.
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "PYTEST_ADDOPTS")}
     env["PATH"] = str(Path(sys.executable).parent)  # the venv alone: no chromium on it
     command = [sys.executable, "-m", "pytest", "tests/test_browser.py", "-q", "-rs", "-p", "no:cacheprovider",
-               f"--basetemp={tmp_path / 'inner'}"]
+               "--basetemp", str(tmp_path / "inner")]
     local = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert local.returncode == 0, local.stdout
     assert "skipped" in local.stdout and "Chromium is not installed" in local.stdout

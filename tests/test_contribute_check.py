@@ -13,6 +13,8 @@ import pytest
 from hpckg.contribute.check import check_files
 from hpckg.datafiles.report import CODES
 
+from conftest import session_project
+
 CORPUS = Path(__file__).parent / "contributions"
 BAD = sorted((CORPUS / "bad").glob("*.ttl"))
 GOOD = sorted((CORPUS / "good").glob("*.ttl"))
@@ -35,7 +37,7 @@ def test_corpus_is_big_enough():
 @pytest.mark.parametrize("path", BAD, ids=[p.stem for p in BAD])
 def test_bad_contribution_reports_exactly_its_problem(path: Path):
     code, rule = expectation(path)
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.codes() == {code}, report.to_text()
     if rule:
         assert {p.details["rule"] for p in report.problems} == {rule}, report.to_text()
@@ -48,14 +50,14 @@ def test_bad_contribution_reports_exactly_its_problem(path: Path):
 
 @pytest.mark.parametrize("path", GOOD, ids=[p.stem for p in GOOD])
 def test_good_contribution_passes(path: Path):
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.exit_code == 0, report.to_text()
     assert report.graph_checked
     assert sum(report.additions.claims_by_tier.values()) > 0
 
 
 def test_syntax_error_has_line_and_column():
-    report = check_files([CORPUS / "bad" / "syntax-missing-dot.ttl"])
+    report = check_files([CORPUS / "bad" / "syntax-missing-dot.ttl"], project=session_project())
     [problem] = report.problems
     assert problem.line and problem.column
     assert f"syntax-missing-dot.ttl:{problem.line}:{problem.column}" in report.to_text()
@@ -63,7 +65,7 @@ def test_syntax_error_has_line_and_column():
 
 def test_non_utf8_points_at_the_byte():
     path = CORPUS / "bad" / "non-utf8-bytes.ttl"
-    [problem] = check_files([path]).problems
+    [problem] = check_files([path], project=session_project()).problems
     data = path.read_bytes()
     offset = data.index(b"\xfc")
     assert problem.line == data.count(b"\n", 0, offset) + 1
@@ -71,7 +73,7 @@ def test_non_utf8_points_at_the_byte():
 
 
 def test_review_says_what_the_contribution_adds():
-    report = check_files([CORPUS / "good" / "frontier.ttl"])
+    report = check_files([CORPUS / "good" / "frontier.ttl"], project=session_project())
     assert report.additions.entities["systems"] == ["https://w3id.org/hpckg/id/system/frontier"]
     assert report.additions.entities["organisations"] == ["https://w3id.org/hpckg/id/org/ornl"]
     assert len(report.additions.entities["sources"]) == 2
@@ -81,14 +83,14 @@ def test_review_says_what_the_contribution_adds():
 
 
 def test_duplicate_names_the_existing_system():
-    report = check_files([CORPUS / "bad" / "duplicate-system-accents.ttl"])
+    report = check_files([CORPUS / "bad" / "duplicate-system-accents.ttl"], project=session_project())
     [problem] = report.problems
     assert problem.details["existing"] == ["https://w3id.org/hpckg/id/system/kalos"]
     assert "sys:kalos" in problem.message
 
 
 def test_conflict_is_shown_side_by_side_as_a_warning():
-    report = check_files([CORPUS / "bad" / "conflicting-quantity.ttl"])
+    report = check_files([CORPUS / "bad" / "conflicting-quantity.ttl"], project=session_project())
     [problem] = report.problems
     assert problem.severity == "warning" and report.exit_code == 1
     mine, theirs = problem.details["contribution"], problem.details["existing"]
@@ -101,12 +103,12 @@ def test_conflict_is_shown_side_by_side_as_a_warning():
 
 
 def test_redefinition_names_the_owning_file():
-    [problem] = check_files([CORPUS / "bad" / "redefines-system-label.ttl"]).problems
+    [problem] = check_files([CORPUS / "bad" / "redefines-system-label.ttl"], project=session_project()).problems
     assert "data/ttl/systems/kalos.ttl" in problem.message
 
 
 def test_json_format_is_machine_readable():
-    data = json.loads(check_files([CORPUS / "bad" / "invented-property.ttl"]).to_json())
+    data = json.loads(check_files([CORPUS / "bad" / "invented-property.ttl"], project=session_project()).to_json())
     assert data["exit_code"] == 2 and data["errors"] == 1
     [problem] = data["problems"]
     assert problem["code"] == "unknown-term" and problem["severity"] == "error"
@@ -122,7 +124,7 @@ def test_fifty_megabyte_file_is_refused_quickly(tmp_path: Path):
             handle.write(line)
     assert big.stat().st_size >= 50_000_000
     started = time.monotonic()
-    report = check_files([big])
+    report = check_files([big], project=session_project())
     assert time.monotonic() - started < 10
     assert report.codes() == {"file-too-large"}
     assert "50.0 MB" in report.problems[0].message
@@ -132,7 +134,7 @@ def test_deeper_lists_than_the_corpus(tmp_path: Path):
     text = (CORPUS / "bad" / "deeply-nested-list.ttl").read_text(encoding="utf-8")
     deep = tmp_path / "deeper.ttl"
     deep.write_text(text.replace("(" * 1000 + ")" * 1000, "(" * 20000 + ")" * 20000), encoding="utf-8")
-    assert check_files([deep]).codes() == {"rdf-list"}
+    assert check_files([deep], project=session_project()).codes() == {"rdf-list"}
 
 
 def test_owl_imports_is_ignored_without_network(monkeypatch: pytest.MonkeyPatch):
@@ -142,22 +144,22 @@ def test_owl_imports_is_ignored_without_network(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    report = check_files([CORPUS / "bad" / "owl-imports-remote.ttl"])
+    report = check_files([CORPUS / "bad" / "owl-imports-remote.ttl"], project=session_project())
     [problem] = report.problems
     assert problem.code == "owl-imports" and "ignored" in problem.message
     assert problem.focus == "https://evil.example/ontology.ttl"
     # and a good file checked in full context does not reach out either
-    assert check_files([CORPUS / "good" / "frontier.ttl"]).exit_code == 0
+    assert check_files([CORPUS / "good" / "frontier.ttl"], project=session_project()).exit_code == 0
 
 
 def test_not_turtle_is_refused(tmp_path: Path):
     other = tmp_path / "data.nt"
     other.write_text("<https://example.org/a> <https://example.org/b> <https://example.org/c> .\n")
-    assert check_files([other]).codes() == {"not-turtle"}
+    assert check_files([other], project=session_project()).codes() == {"not-turtle"}
 
 
 def test_several_files_are_reviewed_together():
-    report = check_files([CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "invented-tier.ttl"])
+    report = check_files([CORPUS / "good" / "frontier.ttl", CORPUS / "bad" / "invented-tier.ttl"], session_project())
     assert report.codes() == {"unknown-term"}
     assert "systems" in report.additions.entities
 

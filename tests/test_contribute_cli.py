@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import default_workdir
+from conftest import default_workdir, session_project
 
 HPCKG = str(Path(sys.executable).parent / "hpckg")
 CORPUS = Path(__file__).parent / "contributions"
@@ -61,7 +61,7 @@ def test_failing_check_leaves_a_built_store_untouched(tmp_path: Path):
     from hpckg.build import build
 
     store = tmp_path / "store"
-    build(store_path=store, validate=False)
+    build(session_project(), store_path=store, validate=False)
     before = _snapshot(store)
     # The store's pointer, its generations and its build lock; check must add nothing beside them.
     beside = sorted(p.name for p in tmp_path.iterdir())

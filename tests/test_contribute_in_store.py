@@ -15,6 +15,8 @@ import pytest
 from hpckg.contribute.check import check_files
 from test_remote_store import oxigraph_server  # noqa: F401  (the fixture: a real `oxigraph serve`)
 
+from conftest import session_project
+
 CORPUS = Path(__file__).parent / "contributions"
 FILES = sorted((CORPUS / "good").glob("*.ttl")) + sorted((CORPUS / "bad").glob("*.ttl"))
 
@@ -29,8 +31,8 @@ def _review(report) -> dict:
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}-{p.stem}" for p in FILES])
 def test_review_in_the_built_store_equals_the_full_review(path: Path, built_store: Path):
-    full = check_files([path], full=True)
-    focused = check_files([path], store_path=built_store)
+    full = check_files([path], full=True, project=session_project())
+    focused = check_files([path], store_path=built_store, project=session_project())
     assert _review(focused) == _review(full), focused.to_text() + "\n---\n" + full.to_text()
 
 
@@ -42,10 +44,10 @@ def test_review_reads_a_neighbourhood_not_the_store(built_store: Path):
     from hpckg.store import open_store
 
     report = CheckReport(files=[])
-    parsed = check_file(CORPUS / "good" / "frontier.ttl", report)
+    parsed = check_file(CORPUS / "good" / "frontier.ttl", report, project=session_project())
     store = open_store(built_store, read_only=True)
     try:
-        context = review_in_store([parsed], report, store)
+        context = review_in_store([parsed], report, store, project=session_project())
         whole = store.triple_count()
     finally:
         store.close()
@@ -99,14 +101,16 @@ def remote_endpoint(oxigraph_server) -> str:  # noqa: F811 (the imported fixture
     from hpckg.build import build
 
     endpoint = f"{oxigraph_server}/query"
-    build(store_path=endpoint, validate=False)
+    build(session_project(), store_path=endpoint, validate=False)
     return endpoint
 
 
 @pytest.mark.parametrize("path", REMOTE, ids=[f"{p.parent.name}-{p.stem}" for p in REMOTE])
 def test_review_against_a_sparql_server_equals_the_full_review(path: Path, remote_endpoint: str):
     """The same neighbourhood read over the SPARQL protocol from a real `oxigraph serve` (hpckg.store)."""
-    assert _review(check_files([path], store_path=remote_endpoint)) == _review(check_files([path], full=True))
+    here = session_project()
+    focused = check_files([path], here, store_path=remote_endpoint)
+    assert _review(focused) == _review(check_files([path], here, full=True))
 
 
 def test_a_review_can_be_bounded_and_says_so(built_store: Path):
@@ -119,13 +123,13 @@ def test_a_review_can_be_bounded_and_says_so(built_store: Path):
     from hpckg.store import open_store
 
     report = CheckReport(files=[])
-    parsed = check_file(CORPUS / "good" / "kalos-second-source.ttl", report)
+    parsed = check_file(CORPUS / "good" / "kalos-second-source.ttl", report, project=session_project())
     store = open_store(built_store, read_only=True)
     try:
-        needed = len(review_in_store([parsed], CheckReport(files=[]), store).around)
-        assert review_in_store([parsed], CheckReport(files=[]), store, limit=needed).around
+        needed = len(review_in_store([parsed], CheckReport(files=[]), store, project=session_project()).around)
+        assert review_in_store([parsed], CheckReport(files=[]), store, limit=needed, project=session_project()).around
         with pytest.raises(TooBroad, match="hpckg check"):
-            review_in_store([parsed], CheckReport(files=[]), store, limit=needed // 2)
+            review_in_store([parsed], CheckReport(files=[]), store, limit=needed // 2, project=session_project())
     finally:
         store.close()
 

@@ -10,7 +10,7 @@ from hpckg.contribute.check import check_files
 from hpckg.namespaces import hpc
 from hpckg.vocabulary import vocabulary
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 GOOD = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 PREFIXES = ("@prefix part: <https://w3id.org/hpckg/id/part/> .\n@prefix cmp: <https://w3id.org/hpckg/id/component/> .\n"
@@ -49,7 +49,7 @@ def line_of(path: Path, needle: str) -> int:
 
 def test_undefined_part_site_and_country_say_what_they_should_be_and_where_to_add_them(tmp_path: Path):
     path = draft(tmp_path, ("hpc:value country:US", "hpc:value country:UK"), extra=REFERENCES)
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.codes() == {"undefined-entity"}, report.to_text()
     by_focus = {p.focus.rsplit("/", 1)[-1]: p for p in report.problems}
     part = by_focus["nvidia-gh200"]
@@ -68,7 +68,7 @@ def test_undefined_part_site_and_country_say_what_they_should_be_and_where_to_ad
 def test_mistyped_source_is_not_defined_with_the_nearest_suggested(tmp_path: Path):
     path = draft(tmp_path, ("prov:hadPrimarySource src:olcf-frontier .\n\nclaim:frontier-status",
                             "prov:hadPrimarySource src:arxiv-2403-0764 .\n\nclaim:frontier-status"))
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     [problem] = report.problems
     assert problem.code == "undefined-entity"
     assert problem.message == ("`src:arxiv-2403-0764` is not defined (expected a source); "
@@ -84,7 +84,7 @@ def test_misspelt_vocabulary_value_and_term_suggest_the_defined_one(tmp_path: Pa
                             "hpc:tier tier:reproted ; hpc:basis basis:measured ; hpc:rank rank:preferred ;\n"
                             "    prov:hadPrimarySource src:top500-2022-06 ;\n    skos:note"),
                  ("sys:frontier a hpc:System", "sys:frontier a hpc:Sytem"))
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     messages = {p.focus: p for p in report.problems}
     tier = messages["https://w3id.org/hpckg/vocab/tier/reproted"]
     assert tier.code == "unknown-term"
@@ -97,18 +97,18 @@ def test_placeholders_are_each_reported_with_the_allowed_values(tmp_path: Path):
     path = draft(tmp_path, ("hpc:tier tier:verified", "hpc:tier todo:tier"), ("hpc:value status:operational",
                                                                              "hpc:value todo:status"),
                  ("@prefix sys:", "@prefix todo: <https://w3id.org/hpckg/id/todo/> .\n@prefix sys:"))
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.codes() == {"placeholder"}
     tiers = [p for p in report.problems if p.focus.endswith("/todo/tier")]
     # Two claims still have todo:tier (operator, country): both are reported, each on its own line.
     assert len(tiers) == 2 and len({p.line for p in tiers}) == 2
     assert {p.line for p in tiers} == {n for n, line in enumerate(path.read_text().splitlines(), 1)
                                        if "todo:tier" in line}
-    scheme = vocabulary().schemes[hpc("TierScheme")]
+    scheme = vocabulary(session_project().ontology_dir).schemes[hpc("TierScheme")]
     assert [c.notation for c in scheme.concepts] == ["verified", "reported", "lead"]
     assert "tier:verified, tier:reported or tier:lead" in tiers[0].fix
     [status] = [p for p in report.problems if p.focus.endswith("/todo/status")]
-    for concept in vocabulary().schemes[hpc("StatusScheme")].concepts:
+    for concept in vocabulary(session_project().ontology_dir).schemes[hpc("StatusScheme")].concepts:
         assert concept.iri.rsplit("/", 1)[-1] in status.fix
 
 

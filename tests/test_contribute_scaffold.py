@@ -13,14 +13,16 @@ from hpckg.errors import InputError
 from hpckg.formats import rdf_format
 from hpckg.store import parse_file
 
+from conftest import session_project
+
 
 def test_skeleton_parses_and_fails_naming_placeholders(tmp_path: Path):
-    path = new_system("Frontier (ORNL)", operator="Oak Ridge National Laboratory", country="us",
+    path = new_system(session_project(), "Frontier (ORNL)", operator="Oak Ridge National Laboratory", country="us",
                       out_dir=tmp_path)
     assert path == tmp_path / "frontier.ttl"
     quads = parse_file(path, format=rdf_format("ttl"))
     assert any(q.subject.value == "https://w3id.org/hpckg/id/system/frontier" for q in quads)
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.exit_code == 2
     assert report.codes() == {"placeholder"}
     named = {p.focus for p in report.problems}
@@ -31,20 +33,20 @@ def test_skeleton_parses_and_fails_naming_placeholders(tmp_path: Path):
 
 
 def test_skeleton_reuses_a_known_operator(tmp_path: Path):
-    path = new_system("Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path)
+    path = new_system(session_project(), "Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path)
     text = path.read_text(encoding="utf-8")
     assert "hpc:value orgn:shanghai-ai-lab" in text
     assert "a hpc:Organisation" not in text
 
 
 def test_refuses_to_overwrite(tmp_path: Path):
-    path = new_system("Example", operator="ORNL", country="US", out_dir=tmp_path)
+    path = new_system(session_project(), "Example", operator="ORNL", country="US", out_dir=tmp_path)
     path.write_text("# mine\n", encoding="utf-8")
     with pytest.raises(InputError, match="already exists"):
-        new_system("Example", operator="ORNL", country="US", out_dir=tmp_path)
+        new_system(session_project(), "Example", operator="ORNL", country="US", out_dir=tmp_path)
     assert path.read_text(encoding="utf-8") == "# mine\n"
 
 
 def test_refuses_a_bad_country(tmp_path: Path):
     with pytest.raises(InputError, match="ISO 3166-1"):
-        new_system("Example", operator="ORNL", country="USA", out_dir=tmp_path)
+        new_system(session_project(), "Example", operator="ORNL", country="USA", out_dir=tmp_path)

@@ -27,13 +27,13 @@ def project_with_tests(target: Path) -> Path:
 
 
 def run_tests(project: Path) -> tuple[int, str]:
-    # The inner pytest takes none of the outer run's options: a --basetemp among them would have it wipe the
-    # outer run's temporary folder.
+    # Its own temporary folder, and not the options of the running session: a --basetemp it inherited through
+    # PYTEST_ADDOPTS would be emptied under the running tests (or refused, being above the project's folder).
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
+    inner = project.with_name(project.name + "-inner-pytest")
     completed = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
-                                f"--basetemp={project}-inner-pytest",
-                                *(f"tests/{name}" for name in GRAPH_TESTS)], cwd=project, capture_output=True,
-                               text=True, timeout=600, check=False, env=env)
+                                "--basetemp", str(inner), *(f"tests/{name}" for name in GRAPH_TESTS)],
+                               cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False)
     return completed.returncode, completed.stdout + completed.stderr
 
 

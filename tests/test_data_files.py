@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from hpckg import paths
 from hpckg.contribute.check import check_files
 
-DATA_FILES = sorted(paths.data_dir().rglob("*.ttl"))
+from conftest import ROOT, session_project
+
+DATA_FILES = sorted((ROOT / "data" / "ttl").rglob("*.ttl"))
 
 
 def test_there_is_curated_data():
     assert len(DATA_FILES) >= 10, "data/ttl/ lost its curated files"
 
 
-@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: p.relative_to(paths.data_dir()).as_posix())
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: p.relative_to(ROOT / "data" / "ttl").as_posix())
 def test_curated_file_passes_check(path):
-    report = check_files([path])
+    report = check_files([path], project=session_project())
     assert report.exit_code == 0, report.to_text()

@@ -16,9 +16,10 @@ from hpckg.importers import importer
 from hpckg.importers.run import graph_iri, provenance, sha256_of
 from hpckg.publish.description import DATASET, describe
 from hpckg.publish.settings import PublisherSettings, publisher_settings
+from hpckg.reference import Reference
 from hpckg.store import Store
 
-from conftest import SHARED
+from conftest import SHARED, session_project
 
 ENDPOINT = "http://127.0.0.1:8000/sparql"
 DS = rdflib.URIRef(DATASET)
@@ -46,7 +47,7 @@ def with_epoch_import(seed_store) -> Store:
     module = importer("epoch-hardware")
     graph = graph_iri("epoch-hardware", module.graph_key(path))
     now = dt.datetime(2026, 11, 30, tzinfo=dt.UTC)
-    quads = list(module.read(path, graph))
+    quads = list(module.read(path, graph, names=Reference.of_project(session_project())))
     quads += provenance("epoch-hardware", path, sha256_of(path), path.stat().st_size, graph, now, now)
     store.load_quads(quads)
     return store
@@ -173,7 +174,7 @@ def test_a_top500_edition_is_credited_as_the_list_asks(seed_store):
     module = importer("top500")
     graph = graph_iri("top500", module.graph_key(path))
     now = dt.datetime(2026, 11, 30, tzinfo=dt.UTC)
-    store.load_quads([*module.read(path, graph),
+    store.load_quads([*module.read(path, graph, names=Reference.of_project(session_project())),
                       *provenance("top500", path, sha256_of(path), path.stat().st_size, graph, now, now)])
     described = as_rdflib(describe(store, settings=PublisherSettings()))
     edition = rdflib.URIRef("https://w3id.org/hpckg/id/source/top500-1993-06")

@@ -13,7 +13,7 @@ from hpckg.errors import UnknownNameError
 from hpckg.page import find_entity, render_html, render_markdown, system_page
 from hpckg.store import Store
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 
 @pytest.mark.parametrize("ref,kind,iri", [
@@ -67,12 +67,12 @@ def test_without_source_checks_the_page_states_no_sourcing_figures():
     from hpckg.namespaces import THIS_DATASET
 
     store = Store(None)
-    populate(store)
+    populate(store, project=session_project())
     # The build wrote the figures of the seed's checks about the dataset; without checks it writes none.
     assert bool(store.query(f"ASK {{ <{THIS_DATASET}> hpc:systemsWithNamingCitation ?n }}"))
     store.update("DELETE WHERE { GRAPH ?g { ?check a hpc:SourceCheck ; ?p ?o } }")
     store.update(f"DELETE WHERE {{ GRAPH ?g {{ <{THIS_DATASET}> ?p ?o }} }}")
-    sourcing_summary(store)
+    sourcing_summary(store, session_project().queries_dir)
     page = system_page(store, "https://w3id.org/hpckg/id/system/kalos")
     assert not page.preamble.system_count.present
     markdown = render_markdown(page)

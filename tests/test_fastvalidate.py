@@ -17,6 +17,8 @@ from hpckg.validate.shapes import load_shapes
 from hpckg.validate.sparql_engine import WHOLE_GRAPH_SELECT, compile_shapes
 from test_shapes import INVALID, VALID, fixture_store, report_for
 
+from conftest import session_project
+
 Key = tuple[str, str, str | None, str | None]
 
 
@@ -38,11 +40,11 @@ def assert_same(fast: ValidationReport, reference: ValidationReport) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("fixture", INVALID + VALID, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_fixture_same_as_pyshacl(fixture: Path) -> None:
-    assert_same(report_for(fixture), validate(fixture_store(fixture), "pyshacl"))
+    assert_same(report_for(fixture), validate(fixture_store(fixture), "pyshacl", project=session_project()))
 
 
 def test_every_shape_is_translated() -> None:
-    shapes = load_shapes()
+    shapes = load_shapes(session_project().shapes_dir)
     checks = compile_shapes(shapes)
     named = {str(o) for o in shapes.objects(None, rdflib.namespace.SH.name)}
     assert {c.rule for c in checks} == named
@@ -56,12 +58,12 @@ def test_untranslatable_shape_is_refused(tmp_path: Path) -> None:
             sh:or ( [ sh:datatype <urn:a> ] [ sh:datatype <urn:b> ] ) .
     """)
     with pytest.raises(UnsupportedShapeError, match="shacl#or"):
-        validate(Store(None), shapes_dir=tmp_path)
+        validate(Store(None), shapes_dir=tmp_path, project=session_project())
 
 
 def test_unknown_engine_is_named() -> None:
     with pytest.raises(UnknownNameError, match="valid engines: fast, pyshacl"):
-        validate(Store(None), "rdfunit")
+        validate(Store(None), "rdfunit", project=session_project())
 
 
 @pytest.mark.slow
@@ -83,8 +85,8 @@ def test_core_datatype_and_pattern_match_pyshacl(tmp_path: Path) -> None:
         <urn:c> a hpc:System ; hpc:slug 12 .
         <urn:d> hpc:countFound 7, "x"^^xsd:integer, "3.5" .
     } }""")
-    reference = validate(store, "pyshacl", shapes_dir=tmp_path)
-    fast = validate(store, shapes_dir=tmp_path)
+    reference = validate(store, "pyshacl", shapes_dir=tmp_path, project=session_project())
+    fast = validate(store, shapes_dir=tmp_path, project=session_project())
     assert keys(fast) == keys(reference)
     assert ("count", "urn:d", "https://w3id.org/hpckg/ontology#countFound", "x") in keys(fast)
     assert ("slug", "urn:b", "https://w3id.org/hpckg/ontology#slug", "Not OK") in keys(fast)
@@ -99,16 +101,16 @@ def test_timeseries_fixture_same_as_pyshacl(name: str) -> None:
     from hpckg.build import populate
 
     store = Store(None)
-    populate(store, extra=[Path(__file__).parent / "fixtures" / "timeseries" / f"{name}.ttl"])
-    fast = validate(store)
+    populate(store, session_project(), extra=[Path(__file__).parent / "fixtures" / "timeseries" / f"{name}.ttl"])
+    fast = validate(store, project=session_project())
     assert fast.conforms
-    assert_same(fast, validate(store, "pyshacl"))
+    assert_same(fast, validate(store, "pyshacl", project=session_project()))
 
 
 def test_every_whole_graph_text_sits_beside_a_reference_and_fixtures() -> None:
     """shape:wholeGraphSelect is the fast engine's text of a rule pySHACL runs as sh:select: both must exist,
     and the rule must have fixtures on both sides, which test_fixture_same_as_pyshacl runs through each text."""
-    shapes = load_shapes()
+    shapes = load_shapes(session_project().shapes_dir)
     owners = {}
     for constraint in shapes.subjects(WHOLE_GRAPH_SELECT, None):
         assert shapes.value(constraint, rdflib.namespace.SH.select) is not None, constraint

@@ -15,7 +15,7 @@ import pytest
 
 from hpckg.vocabulary import vocabulary
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 # What the contributor chooses for each placeholder, having read the source (a plain edit of the files).
 FILLED_IN = {
@@ -125,7 +125,7 @@ def test_scaffold_options_are_checked_against_the_ontology_and_data(project: Pat
 
 
 def test_allowed_categories_come_from_the_ontology(project: Path):
-    roles = [c.notation for c in vocabulary().scheme_of_value(
+    roles = [c.notation for c in vocabulary(session_project().ontology_dir).scheme_of_value(
         "https://w3id.org/hpckg/ontology#partCategory").concepts]
     completed = run_hpckg("new", "part", "Some Part", "--category", "nonsense", cwd=project)
     err = text(completed)[1]

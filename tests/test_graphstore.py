@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from hpckg import project
 from hpckg.build import build
 from hpckg.store import AnyStore, GraphStore, RemoteStore, Store, current_generation, generations_dir
 from hpckg.systemnames import cache_folder, index_path, store_identity
+
+from conftest import session_project
 
 MEMBERS = {"location", "generation_id", "query", "update", "load_quads", "load", "named_graphs", "drop_graph",
            "quads", "dump", "triple_count", "flush", "close"}
@@ -110,24 +111,23 @@ def test_generation_id_names_the_generation_a_reader_opened(tmp_path):
     path = tmp_path / "store"
     (tmp_path / "graphs").mkdir()
     # The session's in-process project, with graphs (and so the cache of system names) of this test's own.
-    here = dataclasses.replace(project.current(), graphs=tmp_path / "graphs", store=path)
-    with project.using(here):
-        build(store_path=path, validate=False)
-        reader = Store(path, read_only=True)
-        try:
-            opened = reader.generation_id()
-            assert opened == str(current_generation(path).resolve())
-            assert Path(opened).parent == generations_dir(path).resolve()
-            assert re.fullmatch(r"\d{6}-\d{8}T\d{6}Z", Path(opened).name), opened
-            assert reader.generation_path is not None and reader.generation_path.resolve() == Path(opened)
-            # the build filed its index of system names under this identity: a check finds it without a scan
-            assert store_identity(reader) == opened
-            assert index_path(cache_folder(), opened).is_file()
+    here = dataclasses.replace(session_project(), graphs=tmp_path / "graphs", store=path)
+    build(here, store_path=path, validate=False)
+    reader = Store(path, read_only=True)
+    try:
+        opened = reader.generation_id()
+        assert opened == str(current_generation(path).resolve())
+        assert Path(opened).parent == generations_dir(path).resolve()
+        assert re.fullmatch(r"\d{6}-\d{8}T\d{6}Z", Path(opened).name), opened
+        assert reader.generation_path is not None and reader.generation_path.resolve() == Path(opened)
+        # the build filed its index of system names under this identity: a check finds it without a scan
+        assert store_identity(reader) == opened
+        assert index_path(cache_folder(here.graphs), opened).is_file()
 
-            build(store_path=path, validate=False)
-            assert reader.generation_id() == opened, "an open reader stays on the generation it opened"
-            newer = Store(path, read_only=True)
-            assert newer.generation_id() == str(current_generation(path).resolve()) != opened
-            newer.close()
-        finally:
-            reader.close()
+        build(here, store_path=path, validate=False)
+        assert reader.generation_id() == opened, "an open reader stays on the generation it opened"
+        newer = Store(path, read_only=True)
+        assert newer.generation_id() == str(current_generation(path).resolve()) != opened
+        newer.close()
+    finally:
+        reader.close()

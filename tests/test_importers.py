@@ -11,7 +11,7 @@ import pytest
 
 from hpckg.importers import IMPORTERS, importer
 
-from conftest import SHARED, run_hpckg, text
+from conftest import SHARED, run_hpckg, session_project, text
 
 HARDWARE = SHARED / "data" / "epoch-ai" / "ml_hardware.csv"
 GRAPH = "https://w3id.org/hpckg/graph/import/epoch-hardware/ml-hardware"
@@ -153,5 +153,5 @@ def test_the_importer_digest_covers_the_helper_modules_it_imports(project):
         files = {path.relative_to(PACKAGE).as_posix() for path in code_files(module)}
         assert helpers <= files, (name, sorted(files))
         assert "importers/__init__.py" not in files  # registering another importer redoes nothing
-    _, header = expected_header("epoch-hardware", HARDWARE)
+    _, header = expected_header("epoch-hardware", HARDWARE, session_project())
     assert header["importer"] == code_digest(importer("epoch-hardware").__name__)

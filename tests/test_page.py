@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from hpckg import paths
 from hpckg.build import populate
 from hpckg.errors import UnknownNameError
 from hpckg.formats import rdf_format_for_path
 from hpckg.page import SystemPage, find_system, render_html, render_markdown, system_page
 from hpckg.store import Store
 
-from conftest import default_workdir
+from conftest import default_workdir, session_project
 
 SYS = "https://w3id.org/hpckg/id/system/"
 ORG = "https://w3id.org/hpckg/id/org/"
@@ -30,7 +29,7 @@ ORG = "https://w3id.org/hpckg/id/org/"
 @pytest.fixture(scope="module")
 def store() -> Store:
     store = Store(None)
-    populate(store)
+    populate(store, project=session_project())
     return store
 
 
@@ -137,7 +136,8 @@ def sourcing_figures(store: Store) -> tuple[int, int, int]:
     systems = len(list(store.query("SELECT DISTINCT ?s WHERE { ?s a hpc:System }")))
     named = len(list(store.query("""SELECT DISTINCT ?s WHERE {
         ?c a hpc:SourceCheck ; hpc:checkedSystem ?s ; hpc:checkResult/hpc:passes true . ?s a hpc:System }""")))
-    weak = len(list(store.query((paths.queries_dir() / "weakly-sourced-systems.rq").read_text(encoding="utf-8"),
+    weak_query = session_project().queries_dir / "weakly-sourced-systems.rq"
+    weak = len(list(store.query(weak_query.read_text(encoding="utf-8"),
                                 prefixes=False)))
     return systems, named, weak
 
@@ -440,7 +440,7 @@ claim:test-lead-forecast a hpc:Claim ; hpc:about sys:test-lead ; hpc:property hp
 def lead_page() -> SystemPage:
     store = Store(None)
     store.load(LEAD_SYSTEM, format=rdf_format_for_path("x.ttl"), graph="https://example.org/test-graph")
-    populate(store)  # the derivation rules (truthy triples, roll-up) see the test system too
+    populate(store, session_project())  # the derivation rules (truthy triples, roll-up) see the test system too
     return system_page(store, find_system(store, "test-lead"))
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from hpckg import paths
 from hpckg.build import populate
 from hpckg.query import canned_queries, header_description
 from hpckg.store import Store
+
+from conftest import ROOT, session_project
 
 ID = "https://w3id.org/hpckg/id/"
 VOCAB = "https://w3id.org/hpckg/vocab/"
@@ -29,7 +30,7 @@ REQUIRED = {
     "change-history", "lineage", "derived-facts",
 }
 
-QUERY_FILES = sorted(paths.queries_dir().glob("*.rq")) + sorted(paths.rules_dir().glob("*.rq"))
+QUERY_FILES = sorted((ROOT / "queries").glob("*.rq")) + sorted((ROOT / "queries" / "rules").glob("*.rq"))
 
 
 def short(term: ox.NamedNode | ox.Literal | ox.BlankNode | None) -> str | None:
@@ -42,13 +43,13 @@ def short(term: ox.NamedNode | ox.Literal | ox.BlankNode | None) -> str | None:
 @pytest.fixture(scope="module")
 def store() -> Store:
     built = Store(None)
-    populate(built)
+    populate(built, project=session_project())
     return built
 
 
 def run(store: Store, name: str, *, edit: tuple[str, str] | None = None) -> list[dict[str, str | None]]:
     """Run canned query `name` (optionally with one line edited, as a user would) as-is, no PREFIXes added."""
-    text = (paths.queries_dir() / f"{name}.rq").read_text(encoding="utf-8")
+    text = (session_project().queries_dir / f"{name}.rq").read_text(encoding="utf-8")
     if edit:
         assert edit[0] in text, f"{name}.rq no longer contains {edit[0]!r}"
         text = text.replace(edit[0], edit[1])
@@ -60,9 +61,9 @@ def run(store: Store, name: str, *, edit: tuple[str, str] | None = None) -> list
 # --- every query file: header, parse, self-contained -------------------------------------------------
 
 def test_the_required_canned_queries_exist():
-    names = {query.name for query in canned_queries()}
+    names = {query.name for query in canned_queries(session_project())}
     assert REQUIRED <= names, f"missing canned queries: {sorted(REQUIRED - names)}"
-    assert [p.stem for p in sorted(paths.rules_dir().glob("*.rq"))][:1] == ["10-truthy"]
+    assert [p.stem for p in sorted(session_project().rules_dir.glob("*.rq"))][:1] == ["10-truthy"]
 
 
 def test_every_query_file_opens_with_its_header_comment():
@@ -71,7 +72,7 @@ def test_every_query_file_opens_with_its_header_comment():
     for path in QUERY_FILES:
         first = path.read_text(encoding="utf-8").splitlines()[0] if path.read_text(encoding="utf-8") else ""
         if not re.match(r"^# \S.{10,}$", first):
-            bad.append(f"{path.relative_to(paths.resource_root())}: first line {first!r}")
+            bad.append(f"{path.relative_to(session_project().root)}: first line {first!r}")
         elif header_description(path.read_text(encoding="utf-8")) != first[2:].strip():
             bad.append(f"{path.name}: header not read as its description")
     assert not bad, "every .rq must open with '# <what it answers>':\n" + "\n".join(bad)
@@ -89,7 +90,7 @@ def test_every_query_parses_on_pyoxigraph_with_its_own_prefixes(path: Path):
 
 def test_every_canned_query_answers_on_the_seed_data(store):
     # Queries about an imported dataset (`# needs: top500`) answer on it: tests/test_top500_import.py.
-    empty = [q.name for q in canned_queries() if not q.needs and not list(store.query(q.text))]
+    empty = [q.name for q in canned_queries(session_project()) if not q.needs and not list(store.query(q.text))]
     assert not empty, f"canned queries with no rows on the seed data: {empty}"
 
 
@@ -278,7 +279,7 @@ def test_machine_generated_and_excluded_claims_never_appear_in_any_total(store, 
     extra = tmp_path / "machine.ttl"
     extra.write_text(MACHINE_GENERATED, encoding="utf-8")
     seeded = Store(None)
-    populate(seeded, extra=[extra])
+    populate(seeded, extra=[extra], project=session_project())
     assert {r["total"] for r in run(seeded, "acme-total")} == {"4704"}
     site = {r["site"]: r["accelerators"] for r in run(seeded, "accelerators-by-site")}
     assert site["site/acme"] == "4704"
@@ -397,7 +398,7 @@ def test_timeline_and_change_history(store):
 def test_timeline_lists_interval_starts_ends_and_edition_entries(tmp_path):
     extra = Path(__file__).parent / "fixtures" / "timeseries" / "top500-style.ttl"
     seeded = Store(None)
-    populate(seeded, extra=[extra])
+    populate(seeded, extra=[extra], project=session_project())
     rows = {(r["entity"], r["eventLabel"], r["change"], r["date"], r.get("value"))
             for r in run(seeded, "timeline") if r["entity"] == "system/t5-blue-star"}
     assert ("system/t5-blue-star", "site", "end", "2019-03", "site/t5-site-a") in rows

@@ -8,12 +8,11 @@ import re
 
 import pytest
 
-from hpckg import paths
 from hpckg.querytext import undefined_terms
 from hpckg.serve import urls
 from serve_live import in_process, serve_store
 
-from conftest import run_hpckg, text
+from conftest import ROOT, run_hpckg, session_project, text
 
 TYPO = "SELECT ?s WHERE { ?s a hpc:Sytem ; hpc:operatr ?o . ?c hpc:tier tier:reproted }"
 UNFINISHED = "SELECT ?s WHERE {\n  ?s a hpc:System ;\n     hpc:operator "
@@ -33,13 +32,14 @@ def test_cli_warns_of_undefined_terms_with_did_you_mean(built_store):
 def test_defined_terms_strings_comments_and_full_iris_are_read_right():
     query = ('PREFIX o: <https://w3id.org/hpckg/ontology#>\n'
              'SELECT ?s WHERE { ?s a o:System ; <https://w3id.org/hpckg/ontology#slg> "hpc:Nope" } # hpc:Nah')
-    assert [w.split(" ")[0] for w in undefined_terms(query)] == ["hpc:slg"]
+    assert [w.split(" ")[0] for w in undefined_terms(query, session_project().ontology_dir)] == ["hpc:slg"]
 
 
-@pytest.mark.parametrize("path", sorted(paths.queries_dir().glob("*.rq")) + sorted(paths.rules_dir().glob("*.rq")),
+@pytest.mark.parametrize("path", sorted((ROOT / "queries").glob("*.rq"))
+                         + sorted((ROOT / "queries" / "rules").glob("*.rq")),
                          ids=lambda p: p.name)
 def test_no_canned_query_or_rule_uses_an_undefined_term(path):
-    assert undefined_terms(path.read_text(encoding="utf-8")) == []
+    assert undefined_terms(path.read_text(encoding="utf-8"), session_project().ontology_dir) == []
 
 
 def test_cli_syntax_error_is_line_column_and_a_short_message(built_store):

@@ -17,20 +17,20 @@ from hpckg.store import Store
 from hpckg.vocabulary import vocabulary
 from serve_live import in_process, serve_store
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 TIERS = "https://w3id.org/hpckg/ontology#TierScheme"
 
 
 def china(store: Store, **params: str) -> dict[str, str]:
-    result = store.query(canned_query("accelerators-by-country").bind(params))
+    result = store.query(canned_query(session_project(), "accelerators-by-country").bind(params))
     names = [v.value for v in result.variables]
     rows = [{n: row[n].value for n in names if row[n] is not None} for row in result]
     return next(r for r in rows if r.get("code") == "CN")
 
 
 def test_every_declared_parameter_has_a_valid_default_and_a_values_line():
-    declared = [(q, p) for q in canned_queries() for p in q.parameters]
+    declared = [(q, p) for q in canned_queries(session_project()) for p in q.parameters]
     assert {q.name for q, _ in declared} >= {"accelerators-by-country", "accelerators-by-operator",
                                              "claims-below-tier"}
     for query, parameter in declared:
@@ -50,8 +50,9 @@ def test_min_tier_leaves_leads_out_of_the_totals(seed_store: Store):
 
 
 def test_allowed_values_come_from_the_ontology():
-    [min_tier] = [p for p in canned_query("accelerators-by-country").parameters if p.name == "min_tier"]
-    assert min_tier.allowed() == [c.notation for c in vocabulary().schemes[TIERS].concepts]
+    here = session_project()
+    [min_tier] = [p for p in canned_query(here, "accelerators-by-country").parameters if p.name == "min_tier"]
+    assert min_tier.allowed() == [c.notation for c in vocabulary(here.ontology_dir).schemes[TIERS].concepts]
 
 
 @pytest.mark.parametrize("params,message", [
@@ -62,19 +63,20 @@ def test_allowed_values_come_from_the_ontology():
     ({"no_such": "x"}, "has no parameter no_such; it takes min_tier, include_all"),
 ])
 def test_values_are_checked_never_pasted(params, message):
-    query = canned_query("accelerators-by-country")
+    query = canned_query(session_project(), "accelerators-by-country")
     with pytest.raises(InputError, match=message.replace("?", r"\?")):
         query.bind(params)
 
 
 def test_bound_values_are_rdf_terms():
-    bound = canned_query("accelerators-by-country").bind({"min_tier": "reported", "include_all": "TRUE"})
+    bound = canned_query(session_project(), "accelerators-by-country").bind({"min_tier": "reported",
+                                                                             "include_all": "TRUE"})
     assert "VALUES ?min_tier { <https://w3id.org/hpckg/vocab/tier/reported> }" in bound
     assert 'VALUES ?include_all { "true"^^<http://www.w3.org/2001/XMLSchema#boolean> }' in bound
 
 
 def test_systems_are_bound_as_their_iris_in_one_values_line():
-    query = canned_query("compare-systems")
+    query = canned_query(session_project(), "compare-systems")
     bound = query.bind({"system": "kalos, seren,bytedance-megascale"})
     assert ("VALUES ?system { <https://w3id.org/hpckg/id/system/kalos> <https://w3id.org/hpckg/id/system/seren> "
             "<https://w3id.org/hpckg/id/system/bytedance-megascale> }") in bound
@@ -125,6 +127,6 @@ def test_web_refuses_a_bad_value_in_the_error_shape(web):
 
 
 def test_a_parameter_repeated_in_subqueries_is_bound_in_each():
-    bound = canned_query("top500-list").bind({"edition": "2024-11"})
+    bound = canned_query(session_project(), "top500-list").bind({"edition": "2024-11"})
     assert bound.count("VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }") == 2
     assert "2025-06" not in bound.split("SELECT", 1)[1]

@@ -5,12 +5,14 @@ from pathlib import Path
 
 from hpckg.reference import Reference
 
+from conftest import session_project
+
 COUNTRY = "https://w3id.org/hpckg/id/country/"
 ORG = "https://w3id.org/hpckg/id/org/"
 
 
 def test_country_names_of_both_datasets_map_to_iso_codes():
-    reference = Reference.of_project()
+    reference = Reference.of_project(session_project())
     for name, code in [("Korea, South", "KR"), ("Korea (Republic of)", "KR"), ("Saudia Arabia", "SA"),
                        ("United States of America", "US"), ("czech republic", "CZ"), ("Czechia", "CZ"),
                        ("United Kingdom of Great Britain and Northern Ireland", "GB"), ("Philippines (the)", "PH")]:
@@ -97,7 +99,7 @@ def test_every_country_name_of_the_datasets_is_known():
     from conftest import SHARED
 
     shared = SHARED / "data"
-    reference = Reference.of_project()
+    reference = Reference.of_project(session_project())
     files = top500.select(sorted((shared / "top500").glob("TOP500_*")))
     names = {e.country for f in files for e in read_entries(f) if e.country}
     with (shared / "epoch-ai" / "gpu_clusters.csv").open(newline="", encoding="utf-8-sig") as file:

@@ -21,7 +21,7 @@ from hpckg.publish.settings import PublisherSettings
 from hpckg.store import Store
 from serve_live import in_process, serve_store
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
 SPDX = rdflib.Namespace("http://spdx.org/rdf/terms#")
@@ -35,7 +35,7 @@ ORIGIN = Origin("0123456789abcdef0123456789abcdef01234567", "2026-12-01T09:00:00
 
 def fresh_store() -> Store:
     store = Store(None)
-    populate(store)
+    populate(store, project=session_project())
     return store
 
 
@@ -122,7 +122,7 @@ def test_a_release_after_one_changed_claim_lists_exactly_that_change(first_relea
 
 def test_origin_is_the_checked_out_commit_and_the_build_inputs():
     checkout = Path(__file__).resolve().parents[1]
-    inputs = source_files()[:3]
+    inputs = source_files(session_project())[:3]
     origin = git_origin(checkout, inputs)
     head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
                           capture_output=True, text=True, check=True).stdout.strip()

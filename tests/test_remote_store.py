@@ -20,7 +20,7 @@ from hpckg.build import build
 from hpckg.errors import QuerySyntaxError
 from hpckg.store import RemoteStore
 
-from conftest import run_hpckg, text
+from conftest import run_hpckg, session_project, text
 
 
 def _free_port() -> int:
@@ -56,7 +56,7 @@ def oxigraph_server(tmp_path_factory):
 
 def test_build_pushes_to_a_sparql_server_and_queries_it(oxigraph_server):
     endpoint = f"{oxigraph_server}/query"
-    summary = build(store_path=endpoint, validate=True)
+    summary = build(session_project(), store_path=endpoint, validate=True)
     remote = RemoteStore(endpoint)
     assert remote.triple_count() == summary.triples
     graphs = remote.named_graphs()
@@ -71,7 +71,7 @@ def test_build_pushes_to_a_sparql_server_and_queries_it(oxigraph_server):
 
 def test_cli_reads_a_remote_store(oxigraph_server):
     endpoint = f"{oxigraph_server}/query"
-    build(store_path=endpoint, validate=False)
+    build(session_project(), store_path=endpoint, validate=False)
     completed = run_hpckg("query", "-e", "SELECT ?s WHERE { ?s a hpc:System } ORDER BY ?s", "--format", "csv",
                           "--store", endpoint)
     out, err = text(completed)
@@ -87,13 +87,13 @@ def test_generation_id_names_the_build_the_server_holds(oxigraph_server):
     from hpckg.systemnames import store_identity
 
     endpoint = f"{oxigraph_server}/query"
-    build(store_path=endpoint, validate=False)
+    build(session_project(), store_path=endpoint, validate=False)
     reader = RemoteStore(endpoint)
     assert isinstance(reader, GraphStore)
     number = reader.generation()
     assert number >= 1
     assert reader.generation_id() == store_identity(reader) == f"{endpoint}#{number}"
-    build(store_path=endpoint, validate=False)
+    build(session_project(), store_path=endpoint, validate=False)
     assert reader.generation_id() == f"{endpoint}#{number + 1}"
 
 def test_remote_syntax_errors_and_unreachable_servers_are_clean(oxigraph_server):
@@ -141,7 +141,7 @@ def test_a_rebuild_keeps_unchanged_graphs_and_publishes_changed_ones(oxigraph_se
     from hpckg.store import Store
 
     endpoint = f"{oxigraph_server}/query"
-    build(store_path=str(tmp_path / "built"), validate=False)
+    build(session_project(), store_path=str(tmp_path / "built"), validate=False)
     built = Store(tmp_path / "built", read_only=True)
     local = Store(None)
     local.load_quads(built.quads())

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from hpckg import paths
 from hpckg.build import materialise, rule_files
 from hpckg.formats import rdf_format
 from hpckg.namespaces import DERIVED_GRAPH, ID, VOCAB, graph_for
 from hpckg.store import Store, parse_file
+
+from conftest import session_project
 
 PREFIXES = """\
 @prefix hpc:   <https://w3id.org/hpckg/ontology#> .
@@ -51,10 +52,10 @@ def system(slug: str, site: str | None, quantities: list[str], *, site_extra: st
 def derive(turtle: str) -> Store:
     """A store holding the ontology and `turtle`, with every rule materialised."""
     store = Store(None)
-    for path in sorted(paths.ontology_dir().glob("*.ttl")):
-        store.load_quads(parse_file(path), graph=graph_for(paths.relative_name(path)))
+    for path in sorted(session_project().ontology_dir.glob("*.ttl")):
+        store.load_quads(parse_file(path), graph=graph_for(session_project().relative_name(path)))
     store.load(PREFIXES + turtle, format=rdf_format("turtle"), graph=graph_for("tests/tiny.ttl"))
-    materialise(store)
+    materialise(store, rules_dir=session_project().rules_dir)
     return store
 
 
@@ -85,7 +86,7 @@ REPORTED = "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:rank rank:p
 
 
 def test_rules_run_in_file_name_order_and_each_run_is_a_recorded_activity():
-    names = [path.stem for path in rule_files()]
+    names = [path.stem for path in rule_files(session_project().rules_dir)]
     assert names == sorted(names) and names[0] == "10-truthy"
     assert {"20-rollup", "30-site-totals"} <= set(names)
     store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"]))

@@ -16,11 +16,12 @@ from decimal import Decimal
 import pyoxigraph as ox
 import pytest
 
-from hpckg import paths
 from hpckg.claims import shorten
 from hpckg.namespaces import graph_for
 from hpckg.store import Store, parse_file
 from hpckg.validate import ValidationReport
+
+from conftest import session_project
 
 ARXIV_ACME = "src:arxiv-2403-07648"
 ARXIV_MEGASCALE = "src:arxiv-2402-15627"
@@ -131,7 +132,7 @@ def label(store: Store, subject: str) -> str | None:
 
 
 def test_every_curated_file_exists_and_parses():
-    data = paths.data_dir()
+    data = session_project().data_dir
     for name in CURATED_FILES:
         assert (data / name).is_file(), f"data/ttl/{name} is missing"
     for path in sorted(data.rglob("*.ttl")):

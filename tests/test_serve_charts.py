@@ -13,6 +13,8 @@ from hpckg.query import canned_query
 from hpckg.serve import lists, urls
 from hpckg.serve.analytics import QUERIES
 
+from conftest import session_project
+
 pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
@@ -70,12 +72,13 @@ def test_the_precomputed_chart_figures_equal_their_querys_answer_on_the_endpoint
     canned query each chart links to, run on the endpoint, answers the same rows."""
     prepared = web.app.state.service.prepared
     figures = prepared.top500_figures()[name]
-    answer = web.get(urls.sparql(canned_query(name).bind()), headers={"Accept": "application/sparql-results+json"})
+    query = canned_query(session_project(), name)
+    answer = web.get(urls.sparql(query.bind()), headers={"Accept": "application/sparql-results+json"})
     assert answer.status_code == 200, answer.text
     live = lists.rows_from_results(answer.json())
     assert len(live) >= 2 and sorted(map(repr, figures)) == sorted(map(repr, live))
     # The chart links to that query.
-    assert urls.query_editor(canned_query(name).bind()) in html.unescape(web.get(urls.charts(), headers=HTML).text)
+    assert urls.query_editor(query.bind()) in html.unescape(web.get(urls.charts(), headers=HTML).text)
 
 
 def number(cell: str) -> float:

@@ -20,6 +20,8 @@ from hpckg.serve import urls
 from hpckg.store import current_generation
 from serve_live import serve_store, start_server
 
+from conftest import session_project
+
 CORPUS = Path(__file__).parent / "contributions"
 FRONTIER = CORPUS / "good" / "frontier.ttl"
 _clients = itertools.count(10)
@@ -55,7 +57,7 @@ def section(page: str, identifier: str) -> str:
 
 def expected(path: Path):
     """What `hpckg check` says about the same text in a file (the review the page must repeat)."""
-    return check_files([path], full=True)
+    return check_files([path], full=True, project=session_project())
 
 
 def test_the_page_is_linked_from_the_navigation_and_the_home_page(server):

@@ -23,6 +23,8 @@ from hpckg.serve import urls
 from hpckg.store import Store
 from serve_live import in_process, serve_store, start_server
 
+from conftest import session_project
+
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
 DATASET = rdflib.URIRef("https://w3id.org/hpckg/dataset")
 HOSTILE = '</script><script>alert("x")</script><!-- & "quotes" \u2028'
@@ -127,7 +129,7 @@ def test_system_page_describes_the_machine_and_keeps_the_graphs_json_ld(web):
 def hostile_store(tmp_path_factory) -> Path:
     """The curated store plus a system whose label tries to close the script element."""
     path = tmp_path_factory.mktemp("hostile") / "store"
-    build(store_path=path, validate=False)
+    build(session_project(), store_path=path, validate=False)
     from hpckg.store import current_generation
 
     store = Store(current_generation(path))
@@ -161,7 +163,7 @@ def released(tmp_path_factory) -> Path:
     from hpckg.publish.settings import PublisherSettings
 
     store = Store(None)
-    populate(store)
+    populate(store, project=session_project())
     releases = tmp_path_factory.mktemp("releases")
     release(store, releases=releases, origin=Origin("f" * 40, "2026-12-01T09:00:00+00:00", ()),
             settings=PublisherSettings(), version="2026-12")

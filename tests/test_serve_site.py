@@ -19,6 +19,8 @@ from hpckg.query import canned_queries
 from hpckg.serve import urls
 from serve_live import in_process, serve_store
 
+from conftest import session_project
+
 KALOS = "https://w3id.org/hpckg/id/system/kalos"
 
 
@@ -129,7 +131,7 @@ def test_home_lists_statistics_and_every_canned_query(web):
     home = web.get(urls.home())
     page = text(home.text)
     assert re.search(r"systems [1-9]", page) and re.search(r"triples [\d,]+", page)
-    queries = canned_queries()
+    queries = canned_queries(session_project())
     assert queries, "queries/ has no canned queries"
     for query in queries:
         assert f'action="{urls.canned(query.name)}"' in home.text  # runnable without JavaScript

@@ -19,11 +19,12 @@ import pytest
 import rdflib
 from rdflib.namespace import SH
 
-from hpckg import paths
 from hpckg.build import load_files, materialise
 from hpckg.store import Store
 from hpckg.validate import ValidationReport, validate
 from hpckg.validate.shapes import load_shapes
+
+from conftest import session_project
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VALID = sorted((FIXTURES / "valid").glob("*.ttl"))
@@ -35,21 +36,21 @@ BREAKS = re.compile(r"^# Breaks ([a-z0-9-]+): ")
 def fixture_store(fixture: Path) -> Store:
     """A store holding what a build of this fixture would hold, truthy triples included."""
     store = Store(None)
-    files = sorted(paths.ontology_dir().glob("*.ttl")) + sorted(paths.shapes_dir().glob("*.ttl"))
-    load_files(store, files + sorted({CONTEXT, fixture}))
-    materialise(store)
+    files = sorted(session_project().ontology_dir.glob("*.ttl")) + sorted(session_project().shapes_dir.glob("*.ttl"))
+    load_files(store, files + sorted({CONTEXT, fixture}), project=session_project())
+    materialise(store, rules_dir=session_project().rules_dir)
     return store
 
 
 @cache
 def report_for(fixture: Path) -> ValidationReport:
-    return validate(fixture_store(fixture))
+    return validate(fixture_store(fixture), project=session_project())
 
 
 @cache
 def shape_rules() -> dict[str, tuple[str, str]]:
     """Each named shape's local name -> (rule id, message)."""
-    shapes = load_shapes()
+    shapes = load_shapes(session_project().shapes_dir)
     rules = {}
     for shape, name in shapes.subject_objects(SH.name):
         if isinstance(shape, rdflib.URIRef):
@@ -120,7 +121,7 @@ def test_invalid_fixture_breaks_exactly_its_rule(fixture: Path) -> None:
 
 @cache
 def nested_messages(shape: str) -> frozenset[str]:
-    shapes = load_shapes()
+    shapes = load_shapes(session_project().shapes_dir)
     node = rdflib.URIRef("https://w3id.org/hpckg/shapes#" + shape)
     return frozenset(str(shapes.value(child, SH.message)) for child in shapes.objects(node, SH.property))
 

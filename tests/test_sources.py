@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hpckg import project as hpckg_project
 
-from conftest import ROOT, SHARED, run_hpckg, text
+from conftest import ROOT, SHARED, run_hpckg, session_project, text
 
 HARDWARE = SHARED / "data" / "epoch-ai" / "ml_hardware.csv"
 HARDWARE_WHERE = "https://epoch.ai/data/machine-learning-hardware"
@@ -187,4 +187,4 @@ def test_the_checkout_configures_the_shared_datasets_as_sources():
     listed = run_hpckg("import", "--list")
     assert listed.returncode == 0
     # …and the suite builds without them (conftest): in-process, the checkout has no sources.
-    assert hpckg_project.current().sources == {}
+    assert session_project().sources == {}

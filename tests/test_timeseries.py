@@ -18,6 +18,8 @@ from hpckg.page.read import system_page
 from hpckg.query import bind_parameters
 from hpckg.store import Store
 
+from conftest import session_project
+
 FIXTURES = Path(__file__).parent / "fixtures" / "timeseries"
 TOP500 = FIXTURES / "top500-style.ttl"
 EPOCH = FIXTURES / "epoch-style.ttl"
@@ -28,7 +30,7 @@ SYS = ID + "system/"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Store:
     path = tmp_path_factory.mktemp("timeseries") / "store"
-    summary = build(store_path=path, extra=[TOP500, EPOCH])
+    summary = build(session_project(), store_path=path, extra=[TOP500, EPOCH])
     assert summary.report is not None and summary.report.conforms, summary.report
     built = Store(path, read_only=True)
     yield built
@@ -49,7 +51,7 @@ def plain(store: Store, subject: str, prop: str) -> list[str]:
 def run(store: Store, name: str, *, include_all: bool = False) -> list[dict[str, str]]:
     text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
     if include_all:
-        text = bind_parameters(text, {"include_all": "true"})
+        text = bind_parameters(text, {"include_all": "true"}, session_project().ontology_dir)
     result = store.query(text)
     names = [v.value for v in result.variables]
     return [{n: short(row[n].value) for n in names if row[n] is not None} for row in result]

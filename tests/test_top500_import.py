@@ -231,9 +231,10 @@ def test_reading_a_file_twice_mints_the_same_iris():
 
 
 def test_every_query_about_the_top500_answers_on_imported_editions(built):
+    from hpckg.project import discover
     from hpckg.query import canned_queries
 
-    about = [q.name for q in canned_queries(ROOT / "queries") if q.needs == ("top500",)]
+    about = [q.name for q in canned_queries(discover(explicit=ROOT)) if q.needs == ("top500",)]
     assert {"top500-editions", "performance-share-by-country", "performance-share-by-vendor",
             "rmax-changes"} <= set(about)
     for name in about:

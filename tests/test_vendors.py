@@ -3,7 +3,7 @@ and lineage, so "supplier at build" rolls up to today's parent and its ticker ac
 
 The names are read from the real files (../shared/data: every TOP500 edition, XML and spreadsheets alike,
 and the Epoch AI supplier and chip-maker columns) and mapped the way the importers map them,
-`Reference.of_project().find_all("org", name, when=<edition date>)`; the roll-ups are read from the curated
+`Reference.of_project(project).find_all("org", name, when=<edition date>)`; the roll-ups are read from the curated
 graph built in memory (rules 10 and 20, the supplier-rollup and lineage queries, hpckg.lineage.parent_at).
 """
 
@@ -15,14 +15,13 @@ from collections import defaultdict
 
 import pytest
 
-from hpckg import paths
 from hpckg.importers.top500_files import edition_of, read_entries
 from hpckg.lineage import parent_at
 from hpckg.namespaces import ID
 from hpckg.reference import Reference
 from hpckg.store import Store
 
-from conftest import SHARED, run_hpckg, text
+from conftest import SHARED, run_hpckg, session_project, text
 
 ORG = ID + "org/"
 TOP500 = sorted((SHARED / "data" / "top500").glob("TOP500_*"))
@@ -76,7 +75,7 @@ def test_the_names_come_from_all_63_editions_in_both_formats(top500_names):
 
 
 def test_every_top500_manufacturer_maps_to_an_organisation_in_every_edition(top500_names):
-    reference = Reference.of_project()
+    reference = Reference.of_project(session_project())
     unmapped = sorted((name, edition) for name, editions in top500_names.items() if name not in NOT_AN_ORGANISATION
                       for edition in editions if not reference.find_all("org", name, when=edition_date(edition)))
     assert unmapped == []
@@ -87,7 +86,7 @@ def test_every_top500_manufacturer_maps_to_an_organisation_in_every_edition(top5
 
 def test_self_made_is_no_supplier(top500_names):
     """A machine its operator built has no supplier: "Self-made" maps to nothing, at every date it is used."""
-    reference = Reference.of_project()
+    reference = Reference.of_project(session_project())
     assert top500_names["Self-made"]
     for edition in top500_names["Self-made"]:
         assert reference.find_all("org", "Self-made", when=edition_date(edition)) == []
@@ -95,7 +94,7 @@ def test_self_made_is_no_supplier(top500_names):
 
 
 def test_every_epoch_supplier_and_chip_maker_maps():
-    reference = Reference.of_project()
+    reference = Reference.of_project(session_project())
     names = epoch_names()
     assert {"NVIDIA", "Amazon AWS", "Kunlunxin Baidu", "Moore Threads (Tencent)", "Sunway"} <= names
     assert sorted(n for n in names - NOT_AN_ORGANISATION if not reference.find_all("org", n)) == []
@@ -127,14 +126,14 @@ def test_every_epoch_supplier_and_chip_maker_maps():
 ])
 def test_a_name_means_what_it_meant_on_the_date(name, when, meant):
     date = edition_date(when) if when else None
-    assert short(Reference.of_project().find_all("org", name, when=date)) == meant
+    assert short(Reference.of_project(session_project()).find_all("org", name, when=date)) == meant
 
 
 # --- roll-ups through the lineage to today's parent ------------------------------------------------------
 
 def rollups(store: Store) -> dict[str, tuple[str, str | None]]:
     """Organisation -> (today's parent, its ticker), from the canned supplier-rollup query."""
-    text = (paths.queries_dir() / "supplier-rollup.rq").read_text(encoding="utf-8")
+    text = (session_project().queries_dir / "supplier-rollup.rq").read_text(encoding="utf-8")
     return {row["organisation"].value.removeprefix(ORG): (
         row["parent"].value.removeprefix(ORG), row["ticker"].value if row["ticker"] is not None else None)
         for row in store.query(text, prefixes=False)}
@@ -175,14 +174,14 @@ ROLLUPS = [
 @pytest.mark.parametrize(("name", "when", "meant", "owner", "parent", "ticker"), ROLLUPS,
                          ids=[f"{r[0]}@{r[1]}" for r in ROLLUPS])
 def test_supplier_at_build_rolls_up_to_todays_parent(seed_store, name, when, meant, owner, parent, ticker):
-    orgs = Reference.of_project().find_all("org", name, when=edition_date(when))
+    orgs = Reference.of_project(session_project()).find_all("org", name, when=edition_date(when))
     assert short(orgs) == meant
     assert parent_at(seed_store, orgs[0], edition_date(when)).removeprefix(ORG) == owner
     assert rollups(seed_store)[meant[0]] == (parent, ticker)
 
 
 def test_a_joint_name_rolls_up_part_by_part(seed_store):
-    orgs = Reference.of_project().find_all("org", "IBM / NVIDIA / Mellanox", when=dt.date(2018, 6, 1))
+    orgs = Reference.of_project(session_project()).find_all("org", "IBM / NVIDIA / Mellanox", when=dt.date(2018, 6, 1))
     table = rollups(seed_store)
     assert [table[o.removeprefix(ORG)] for o in orgs] == [
         ("ibm", "NYSE:IBM"), ("nvidia", "NASDAQ:NVDA"), ("nvidia", "NASDAQ:NVDA")]
@@ -198,7 +197,7 @@ def test_ibm_x86_servers_were_ibms_until_lenovo_took_them_over(seed_store):
 def test_every_lineage_step_cites_an_encyclopaedia_page(seed_store):
     """Each acquisition, renaming and change of owner (the lineage query's rows) cites a reference work by
     its address, and every step of vendors.ttl is dated where it took effect or ended."""
-    text = (paths.queries_dir() / "lineage.rq").read_text(encoding="utf-8")
+    text = (session_project().queries_dir / "lineage.rq").read_text(encoding="utf-8")
     rows = list(seed_store.query(text, prefixes=False))
     assert len(rows) >= 30
     for row in rows:

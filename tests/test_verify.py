@@ -26,7 +26,7 @@ from hpckg.verify.fetch import FetchOptions
 from hpckg.verify.run import verify
 from verify_server import FixtureServer, fixture_routes
 
-from conftest import ROOT, run_hpckg, text
+from conftest import ROOT, run_hpckg, session_project, text
 
 SYSTEM = entity("system", "testbed-alpha")
 PART_LABEL = "Zeta Z900 SXM 96GB"
@@ -77,19 +77,20 @@ def world(tmp_path_factory):
         shutil.copytree(ROOT / folder, root / folder)
     state: dict = {}
     server = FixtureServer(fixture_routes(state))
-    with project.using(project.discover(explicit=root)), server:
-        machinegraphs.write_graph(machinegraphs.graph_file("import", "testbed", "testbed"),
+    copy = project.discover(explicit=root)
+    with server:
+        machinegraphs.write_graph(machinegraphs.graph_file(copy.graphs, "import", "testbed", "testbed"),
                                   fixture_graph(server.base), {"sha256": "test"}, title="import testbed")
         store = Store(None)
-        populate(store)
-        first = verify(store, system="testbed-alpha", options=options())
+        populate(store, copy)
+        first = verify(store, copy, system="testbed-alpha", options=options())
         after_first = Store(None)
-        populate(after_first)
+        populate(after_first, copy)
         state["version"] = 2
-        second = verify(store, system="testbed-alpha", options=options())
+        second = verify(store, copy, system="testbed-alpha", options=options())
         after_second = Store(None)
-        populate(after_second)
-        yield {"root": root, "server": server, "first": first, "second": second, "store1": after_first,
+        populate(after_second, copy)
+        yield {"root": root, "project": copy, "server": server, "first": first, "second": second, "store1": after_first,
                "store2": after_second, "base": server.base}
 
 
@@ -314,7 +315,7 @@ def test_a_page_that_changed_since_the_last_check_is_reported(world):
 
 def test_checks_conform_to_the_shapes_and_feed_the_page_and_summaries(world):
     store = world["store2"]
-    report = validate(store)
+    report = validate(store, project=session_project())
     assert not [v for v in report.violations if "/id/check/" in str(v.focus)], report.to_text()
     rows = read_checks(store, SYSTEM)
     assert len(rows) == len(CASES)  # the latest check of each source, not the whole history
@@ -324,7 +325,7 @@ def test_checks_conform_to_the_shapes_and_feed_the_page_and_summaries(world):
     assert full.counts == ["2416"] and full.command == "hpckg verify"
     missing = next(r for r in rows if r.source and r.source.iri.endswith("fixture-missing"))
     assert missing.result == "not found (404)" and missing.passes is False
-    sentence = sourcing_summary(store)
+    sentence = sourcing_summary(store, session_project().queries_dir)
     assert sentence.endswith("are weakly sourced") and " of " in sentence
     weakest = store.query((ROOT / "queries" / "weakest-sourced-systems.rq").read_text(encoding="utf-8"),
                           prefixes=False)
@@ -347,8 +348,9 @@ def test_a_run_stopped_halfway_keeps_every_check_it_finished(world, monkeypatch)
 
     folder = world["root"] / ".hpckg" / "graphs" / "verify"
     before = set(folder.rglob("*.nq"))
-    with project.using(project.discover(explicit=world["root"])), pytest.raises(Stop):
-        verify(world["store2"], system="testbed-alpha", options=options(concurrency=1), progress=progress)
+    with pytest.raises(Stop):
+        verify(world["store2"], world["project"], system="testbed-alpha", options=options(concurrency=1),
+               progress=progress)
     written = set(folder.rglob("*.nq")) - before
     assert len(written) == 3
     assert all(machinegraphs.read_header(path)["result"] for path in written)

@@ -12,13 +12,15 @@ from hpckg.serve import urls
 from hpckg.serve.views import Views
 from hpckg.store import Store
 
+from conftest import session_project
+
 KALOS = BASE + "id/system/kalos"
 
 
 @pytest.fixture(scope="module")
 def store() -> Store:
     store = Store(None)
-    populate(store)
+    populate(store, project=session_project())
     return store
 
 
@@ -80,7 +82,7 @@ def evil() -> Views:
 
     store = Store(None)
     store.load(EVIL, format=rdf_format_for_path("x.ttl"), graph="https://example.org/evil")
-    populate(store)
+    populate(store, project=session_project())
     return Views(store, BASE)
 
 
@@ -118,7 +120,8 @@ def test_home_editor_canned_results_and_error_pages_escape_values(evil, tmp_path
 
     path = tmp_path / "evil.rq"
     path.write_text(f"# {SCRIPT}\nSELECT * WHERE {{ ?s ?p ?o }}", encoding="utf-8")
-    query = CannedQuery(name=f"q{SCRIPT}", path=path, description=f"Finds {SCRIPT}")
+    query = CannedQuery(name=f"q{SCRIPT}", path=path, description=f"Finds {SCRIPT}",
+                        ontology_dir=session_project().ontology_dir)
     home = evil.home({f"things {SCRIPT}": 1}, [query]).render()
     assert_escaped(home, expected=4)  # the statistic, the query's name and description, the system
     results = evil.results({"head": {"vars": ["s", "label"]}, "results": {"bindings": [

@@ -32,7 +32,7 @@ from hpckg.servers import GROUP_CREATE, GROUP_INSERT, GROUP_VARIABLE
 from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
 from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
 
-from conftest import ROOT, copy_project, hpckg_executable
+from conftest import ROOT, copy_project, hpckg_executable, session_project
 
 pytestmark = pytest.mark.virtuoso
 
@@ -150,7 +150,7 @@ def test_every_canned_query_answers_the_same_on_virtuoso(built, embedded, graph_
     group = graph_group(remote.generation())
     assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
     answered, failures = [], []
-    for query in canned_queries():
+    for query in canned_queries(session_project()):
         text = query.bind()
         concatenated = concatenations(text)
         expected = answer(embedded.query(text, prefixes=False), concatenated)
@@ -162,7 +162,7 @@ def test_every_canned_query_answers_the_same_on_virtuoso(built, embedded, graph_
             answered.append(query.name)
     assert not failures, "\n".join(failures)
     # not a comparison of empty answers: every query the seed data can answer (no `# needs:` an import) has rows
-    assert {q.name for q in canned_queries() if not q.needs} <= set(answered), answered
+    assert {q.name for q in canned_queries(session_project()) if not q.needs} <= set(answered), answered
 
 
 def test_a_build_killed_while_it_loads_leaves_the_previous_graphs(built, embedded, seed):
@@ -257,7 +257,7 @@ def test_a_query_that_asks_is_joined_in_the_order_written_on_virtuoso(built):
 
 
 def canned(name: str) -> str:
-    return next(q for q in canned_queries() if q.name == name).bind()
+    return next(q for q in canned_queries(session_project()) if q.name == name).bind()
 
 
 def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded, seed, tmp_path):
@@ -437,7 +437,7 @@ def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_w
     remote = RemoteStore(server.sparql, timeout=60, graph_group=graph_group_wanted)
     group = graph_group(remote.generation())
     assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
-    failures = [f"{query.name}: {problem}" for query in canned_queries()
+    failures = [f"{query.name}: {problem}" for query in canned_queries(session_project())
                 if (problem := differences_by_value(embedded, remote, query.bind()))]
     assert not failures, "\n".join(failures)
 
@@ -452,7 +452,7 @@ def test_totals_per_tier_answer_real_imports_the_same(imports, graph_group_wante
     server, embedded = imports
     remote = RemoteStore(server.sparql, timeout=60, graph_group=graph_group_wanted)
     failures = []
-    for query in canned_queries():
+    for query in canned_queries(session_project()):
         accepted = {parameter.name for parameter in query.parameters}
         if query.name.startswith("accelerators-by-") and set(values) <= accepted:
             problem = differences_by_value(embedded, remote, query.bind(values))
@@ -476,7 +476,7 @@ def test_the_contribute_page_reviews_against_a_sparql_server(built):
                                 data={"action": "turtle", "turtle": path.read_text(encoding="utf-8")})
             assert answer.status_code == 200, answer.text[:500]
             page = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", answer.text)))
-            expected = check_files([path], store_path=built.sparql)
+            expected = check_files([path], store_path=built.sparql, project=session_project())
             assert expected.graph_checked
             for problem in expected.problems:
                 assert f"[ {problem.code} ]" in page and problem.message in page

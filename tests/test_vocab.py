@@ -15,14 +15,14 @@ from hpckg.serve import urls
 from hpckg.vocabulary import vocabulary
 from serve_live import in_process, serve_store
 
-from conftest import ROOT, run_hpckg, text
+from conftest import ROOT, run_hpckg, session_project, text
 
 
 def test_every_property_and_every_value_is_listed_with_what_it_expects_and_means():
     completed = run_hpckg("vocab")
     out, err = text(completed)
     assert completed.returncode == 0, err
-    vocab = vocabulary()
+    vocab = vocabulary(session_project().ontology_dir)
     for prop in vocab.properties.values():
         assert f"{shorten(prop.iri)} " in out, prop.iri
     for scheme in vocab.schemes.values():
@@ -62,7 +62,7 @@ def web():
 def test_vocab_page(web):
     page = web.get(urls.vocab())
     assert page.status_code == 200
-    for scheme in vocabulary().schemes.values():
+    for scheme in vocabulary(session_project().ontology_dir).schemes.values():
         assert scheme.label in page.text
         for concept in scheme.concepts:
             assert shorten(concept.iri) in page.text

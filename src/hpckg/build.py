@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import datafiles, formats, linking, machinegraphs, paths, project, systemnames
+from hpckg import datafiles, formats, linking, machinegraphs, systemnames
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
+from hpckg.project import Project
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.validate import ValidationReport, check_syntax
@@ -61,13 +62,12 @@ class BuildSummary:
                 f"violations: {violations}" + (f" ({warnings} warnings: flagged, not blocking)" if warnings else ""))
 
 
-def source_files(extra: Iterable[Path] = (), *, imports: bool = True) -> list[Path]:
-    """Every file a build loads: the ontology, the shapes, the curated data folders, the machine-written
-    graphs (imports, source checks) and any extra files or folders. imports=False leaves the imported
-    datasets' graphs out (`hpckg check` reviews a contribution against the curated graph by default)."""
-    here = project.current()
+def source_files(project: Project, extra: Iterable[Path] = (), *, imports: bool = True) -> list[Path]:
+    """Every file a build of the project loads: the ontology, the shapes, the curated data folders, the
+    machine-written graphs (imports, source checks) and any extra files or folders. imports=False leaves the
+    imported datasets' graphs out (`hpckg check` reviews a contribution against the curated graph by default)."""
     files: list[Path] = []
-    for folder in (here.ontology_dir, here.shapes_dir, *here.data):
+    for folder in (project.ontology_dir, project.shapes_dir, *project.data):
         found = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".ttl" and not p.is_dir())
         misnamed = [p for p in found if p.suffix != ".ttl"]
         if misnamed:
@@ -75,8 +75,8 @@ def source_files(extra: Iterable[Path] = (), *, imports: bool = True) -> list[Pa
             raise InputError(f"{', '.join(map(str, misnamed))}: data files are named <slug>.ttl in lower case; "
                              "rename the file so the build reads it")
         files += found
-    imported = project.current().graphs_dir("import").resolve()
-    files += [f for f in machinegraphs.all_files() if imports or not f.resolve().is_relative_to(imported)]
+    imported = project.graphs_dir("import").resolve()
+    files += [f for f in machinegraphs.all_files(project.graphs) if imports or not f.resolve().is_relative_to(imported)]
     for item in extra:
         item = Path(item)
         if item.is_dir():
@@ -88,8 +88,9 @@ def source_files(extra: Iterable[Path] = (), *, imports: bool = True) -> list[Pa
     return files
 
 
-def load_files(store: AnyStore, files: list[Path], progress: Progress | None = None) -> int:
-    """Load every file into its named graph; returns how many quads the store gained.
+def load_files(store: AnyStore, files: list[Path], project: Project, progress: Progress | None = None) -> int:
+    """Load every file into its named graph (named after its path in `project`); returns how many quads the
+    store gained.
 
     People's files are parsed first, all of them, so that every syntax error is reported at once; they are
     read only from inside the project and only up to a size no hand-written file reaches. Machine-written
@@ -97,15 +98,14 @@ def load_files(store: AnyStore, files: list[Path], progress: Progress | None = N
     Oxigraph's bulk loader instead of being parsed into Python objects: 10x faster and in constant memory.
     A failure part-way leaves only the new generation half-filled, which the build then discards.
     """
-    here = project.current()
-    machine = [p for p in files if machinegraphs.is_machine_written(p)]
-    people = [p for p in files if not machinegraphs.is_machine_written(p)]
+    machine = [p for p in files if machinegraphs.is_machine_written(p, project.graphs)]
+    people = [p for p in files if not machinegraphs.is_machine_written(p, project.graphs)]
     parsed, errors = [], []
     for path in people:
-        in_project = Path(path).absolute().is_relative_to(here.root)
+        in_project = Path(path).absolute().is_relative_to(project.root)
         try:
             parsed.append((path, parse_file(path, limit=MAX_DATA_FILE_BYTES,
-                                            inside=here.root if in_project else None)))
+                                            inside=project.root if in_project else None)))
         except RdfSyntaxError as error:
             errors.append(error)
     if errors:
@@ -116,34 +116,36 @@ def load_files(store: AnyStore, files: list[Path], progress: Progress | None = N
     before = store.triple_count()
     for path, quads in parsed:
         # Every file people wrote is its own graph, named after its path in the project.
-        store.load_quads(quads, graph=graph_for(paths.relative_name(path)))
+        store.load_quads(quads, graph=graph_for(project.relative_name(path)))
     if progress and parsed:
         progress(f"loaded {len(parsed)} data files")
     for index, path in enumerate(machine, start=1):
         # Machine-written graphs keep the graph names hpckg gave them, and live only in the graphs folder.
-        if not Path(path).resolve().is_relative_to(here.graphs.resolve()):
-            raise RdfSyntaxError(str(path), None, None, f"machine-written graphs are read only from {here.graphs}")
+        if not Path(path).resolve().is_relative_to(project.graphs.resolve()):
+            raise RdfSyntaxError(str(path), None, None, f"machine-written graphs are read only from {project.graphs}")
         if isinstance(store, Store):
             store.bulk_load(path, format=formats.rdf_format("nq"))
         else:
-            store.load_quads(parse_file(path, inside=here.graphs))
+            store.load_quads(parse_file(path, inside=project.graphs))
         if progress and (index % 10 == 0 or index == len(machine)):
             progress(f"loaded {index}/{len(machine)} machine-written graphs")
     return store.triple_count() - before
 
 
-def rule_files() -> list[Path]:
-    return sorted(paths.rules_dir().glob("*.rq"))
+def rule_files(rules_dir: Path) -> list[Path]:
+    """The derivation rules of a folder (Project.rules_dir), in the order they run."""
+    return sorted(rules_dir.glob("*.rq"))
 
 
-def materialise(store: AnyStore, progress: Progress | None = None) -> int:
-    """Run each derivation rule (a CONSTRUCT in queries/rules/, in file-name order) and add its triples to
-    the derived graph, so later rules see earlier results. Each rule run is recorded as a prov:Activity."""
+def materialise(store: AnyStore, rules_dir: Path, progress: Progress | None = None) -> int:
+    """Run each derivation rule (a CONSTRUCT in `rules_dir`, Project.rules_dir, in file-name order) and add
+    its triples to the derived graph, so later rules see earlier results. Each rule run is recorded as a
+    prov:Activity."""
     derived = ox.NamedNode(DERIVED_GRAPH)
     total = 0
     now = ox.Literal(dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
                      datatype=ox.NamedNode(XSD_DATE_TIME))
-    for path in rule_files():
+    for path in rule_files(rules_dir):
         rule = path.stem
         started = time.perf_counter()
         # Streamed from the CONSTRUCT into the store, not listed first: rule 10 alone makes 2.9 M triples at
@@ -165,8 +167,8 @@ def materialise(store: AnyStore, progress: Progress | None = None) -> int:
     return total
 
 
-def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
-    summary.sourcing = sourcing_summary(store)  # first: it writes the sourcing figures into the graph
+def summarise(store: AnyStore, summary: BuildSummary, queries_dir: Path) -> BuildSummary:
+    summary.sourcing = sourcing_summary(store, queries_dir)  # first: it writes the sourcing figures into the graph
     summary.triples = store.triple_count()
     summary.systems = int(next(iter(store.query(
         "SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE { ?s a hpc:System }")))["n"].value)
@@ -186,13 +188,14 @@ def summarise(store: AnyStore, summary: BuildSummary) -> BuildSummary:
     return summary
 
 
-def sourcing_summary(store: AnyStore) -> str:
+def sourcing_summary(store: AnyStore, queries_dir: Path) -> str:
     """The dataset's sourcing in the seeds' words, from the canned queries source-check-summary and
     weakly-sourced-systems: "N of M systems have a readable citation that names them; K are weakly sourced".
     The figures are also written into the derived graph as plain triples about the dataset
     (THIS_DATASET hpc:systemCount / hpc:systemsWithNamingCitation / hpc:weaklySourcedSystems), once per
-    build, so that every page can show them with one lookup instead of two whole-graph queries."""
-    folder = paths.queries_dir()
+    build, so that every page can show them with one lookup instead of two whole-graph queries. The two
+    queries are read from `queries_dir` (Project.queries_dir)."""
+    folder = queries_dir
     [row] = list(store.query((folder / "source-check-summary.rq").read_text(encoding="utf-8"), prefixes=False))
     # One row per system and label: count the systems.
     weak = len({row["system"].value for row in store.query(
@@ -208,29 +211,29 @@ def sourcing_summary(store: AnyStore) -> str:
     return f"{row['sentence'].value}; {weak} are weakly sourced"
 
 
-def populate(store: AnyStore, *, extra: Iterable[Path] = (), progress: Progress | None = None) -> BuildSummary:
-    """Load everything and materialise derived facts into an empty store (no validation)."""
-    files = source_files(extra)
-    here = project.current()
-    summary = BuildSummary(location=store.location, root=here.describe(), files=len(files),
-                           machine_graphs=sum(map(machinegraphs.is_machine_written, files)))
+def populate(store: AnyStore, project: Project, *, extra: Iterable[Path] = (),
+             progress: Progress | None = None) -> BuildSummary:
+    """Load everything of the project and materialise derived facts into an empty store (no validation)."""
+    files = source_files(project, extra)
+    summary = BuildSummary(location=store.location, root=project.describe(), files=len(files),
+                           machine_graphs=sum(machinegraphs.is_machine_written(f, project.graphs) for f in files))
     # What people wrote (the data folders and extra Turtle files) obeys the same rules as in `hpckg check`.
-    terms = (here.ontology_dir.resolve(), here.shapes_dir.resolve())
-    people = [f for f in files if f.suffix == ".ttl" and not machinegraphs.is_machine_written(f)
+    terms = (project.ontology_dir.resolve(), project.shapes_dir.resolve())
+    people = [f for f in files if f.suffix == ".ttl" and not machinegraphs.is_machine_written(f, project.graphs)
               and not f.resolve().parent.is_relative_to(terms[0]) and not f.resolve().parent.is_relative_to(terms[1])]
-    datafiles.enforce(people)
-    load_files(store, files, progress)
+    datafiles.enforce(people, project)
+    load_files(store, files, project, progress)
     links = linking.link_systems(store)
     if progress:
         progress(f"linked {links} pairs of system records that may be one machine (leads)")
-    summary.derived = materialise(store, progress)
-    return summarise(store, summary)
+    summary.derived = materialise(store, project.rules_dir, progress)
+    return summarise(store, summary, project.queries_dir)
 
 
-def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
+def build(project: Project, *, store_path: Path | str | None, extra: Iterable[Path] = (),
           validate: bool = True, engine: str = "fast", progress: Progress | None = None,
           wait: bool = True, waiting: Progress | None = None, staging: str = "auto") -> BuildSummary:
-    """Build into a fresh store and swap it in only when it validates.
+    """Build the project into a fresh store and swap it in only when it validates.
 
     On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
     `waiting` once whom it waits for, or with wait=False raises StoreError at once. Each build writes a new
@@ -246,12 +249,12 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
     locally: staging graphs first, then one switch (hpckg.remotebuild).
     """
     if isinstance(store_path, str) and store_path.startswith(("http://", "https://")):
-        return _build_remote(remote_store(store_path), extra=extra, validate=validate, engine=engine,
-                             progress=progress)
+        return _build_remote(project, remote_store(store_path, project.store_credentials), extra=extra,
+                             validate=validate, engine=engine, progress=progress)
     if store_path is None:
         store = Store(None)
-        summary = populate(store, extra=extra, progress=progress)
-        return _validated(store, summary, validate, engine, progress)
+        summary = populate(store, project, extra=extra, progress=progress)
+        return _validated(store, project, summary, validate, engine, progress)
 
     from hpckg import store as layout
 
@@ -262,7 +265,7 @@ def build(*, store_path: Path | str | None, extra: Iterable[Path] = (),
         raise StoreError(f"cannot write the store at {target}: {error}") from None
     with layout.build_lock(target, wait=wait, waiting=waiting):
         layout.pause_point("after-lock")
-        return _build_generation(target, extra=extra, validate=validate, engine=engine, progress=progress,
+        return _build_generation(project, target, extra=extra, validate=validate, engine=engine, progress=progress,
                                  staging=staging)
 
 
@@ -319,7 +322,7 @@ def choose_staging(files: Iterable[Path], staging: str = "auto") -> str:
     return "memory" if needed <= MEMORY_SHARE * available_memory() else "disk"
 
 
-def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
+def _build_generation(project: Project, target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
                       progress: Progress | None, staging: str = "auto") -> BuildSummary:
     """With the build lock held: write a new generation beside the current one, validate it, then point the
     store at it in one atomic rename and remove all but the previous generation. A kill at any point leaves
@@ -332,7 +335,7 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     from hpckg import store as layout
 
     extra = [Path(p) for p in extra]
-    where = choose_staging(source_files(extra), staging)
+    where = choose_staging(source_files(project, extra), staging)
     try:
         layout.discard_partial_generations(target)
         layout.migrate_old_layout(target)
@@ -349,10 +352,10 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
         # In memory: Oxigraph answers the rules' and shapes' whole-graph queries about 7x faster from memory
         # than from RocksDB on disk (docs/benchmarks.md), and the disk store is written once, in one bulk load.
         work = Store(None) if where == "memory" else store
-        summary = populate(work, extra=extra, progress=progress)
+        summary = populate(work, project, extra=extra, progress=progress)
         summary.location = str(target)
         layout.pause_point("after-load")
-        _validated(work, summary, validate, engine, progress)
+        _validated(work, project, summary, validate, engine, progress)
         layout.pause_point("after-validate")
         # The index of system names a contribution's check compares new systems with, made here from the
         # validated graph (seconds of scanning otherwise paid by the first check after each build).
@@ -379,7 +382,7 @@ def _build_generation(target: Path, *, extra: Iterable[Path], validate: bool, en
     layout.pause_point("after-switch")
     layout.prune_generations(target, keep=(generation, previous))
     if names_file is not None:
-        systemnames.keep_for_generation(names_file, generation)
+        systemnames.keep_for_generation(names_file, generation, systemnames.cache_folder(project.graphs))
     return summary
 
 
@@ -395,12 +398,12 @@ def _write_system_names(graph: AnyStore, target: Path) -> Path | None:
     return written
 
 
-def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: str,
+def _validated(store: AnyStore, project: Project, summary: BuildSummary, validate: bool, engine: str,
                progress: Progress | None) -> BuildSummary:
     if validate:
         if progress:
             progress(f"validating against shapes/ ({engine})")
-        summary.report = validate_graph(store, engine)
+        summary.report = validate_graph(store, engine, project=project)
         if progress:
             progress(f"validated: {len(summary.report.violations)} results")
         if not summary.report.conforms:
@@ -410,32 +413,32 @@ def _validated(store: AnyStore, summary: BuildSummary, validate: bool, engine: s
     return summary
 
 
-def _build_remote(remote: RemoteStore, *, extra, validate, engine, progress) -> BuildSummary:
+def _build_remote(project: Project, remote: RemoteStore, *, extra, validate, engine, progress) -> BuildSummary:
     # Build and validate locally in memory first; publish to the server only when the build passed, into
     # staging graphs that replace the live ones in one update at the end (hpckg.remotebuild).
     from hpckg.remotebuild import publish
 
     local = Store(None)
-    summary = populate(local, extra=extra, progress=progress)
-    _validated(local, summary, validate, engine, progress)
+    summary = populate(local, project, extra=extra, progress=progress)
+    _validated(local, project, summary, validate, engine, progress)
     publish(local, remote, progress=progress)
     summary.location = remote.location
     return summary
 
 
-def validate_files(extra: Iterable[Path] = (), *, engine: str = "fast") -> ValidationReport:
-    """`hpckg validate`: check the syntax of every file a build would load (the repository's plus `extra`),
+def validate_files(project: Project, extra: Iterable[Path] = (), *, engine: str = "fast") -> ValidationReport:
+    """`hpckg validate`: check the syntax of every file a build of the project would load (plus `extra`),
     then build the graph in memory and validate it. Syntax errors come back in the report, all at once."""
     extra = [Path(p) for p in extra]
     for path in extra:
         if not path.exists():
             raise InputError(f"{path}: no such file or folder")
-    syntax_errors = check_syntax(source_files(extra))
+    syntax_errors = check_syntax(source_files(project, extra))
     if syntax_errors:
         return ValidationReport(conforms=False, syntax_errors=syntax_errors)
     store = Store(None)
     try:
-        populate(store, extra=extra)
+        populate(store, project, extra=extra)
     except RdfSyntaxError as error:
         return ValidationReport(conforms=False, syntax_errors=[error])
-    return validate_graph(store, engine)
+    return validate_graph(store, engine, project=project)

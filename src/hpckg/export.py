@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
 from hpckg.formats import RdfFormatInfo
 from hpckg.namespaces import META_GRAPH, ONTOLOGY, PREFIXES
 from hpckg.publish.description import Dump, describe
@@ -23,8 +22,8 @@ from hpckg.store import AnyStore, Store
 __all__ = ["describe", "export", "refresh_description", "serialize_dataset"]
 
 
-def refresh_description(store: AnyStore, *, endpoint: str | None = None, dumps: Iterable[Dump] | None = None,
-                        settings: PublisherSettings | None = None, modified: str | None = None) -> int:
+def refresh_description(store: AnyStore, *, settings: PublisherSettings, endpoint: str | None = None,
+                        dumps: Iterable[Dump] | None = None, modified: str | None = None) -> int:
     """Replace the meta graph with a fresh description of the store."""
     triples = list(dict.fromkeys(describe(store, endpoint=endpoint, dumps=dumps, settings=settings,
                                           modified=modified)))
@@ -44,8 +43,8 @@ def serialize_dataset(store: AnyStore, format: RdfFormatInfo) -> bytes:
     return ox.serialize(triples, format=format.oxigraph)
 
 
-def export(store: AnyStore, *, format: RdfFormatInfo, out: Path | None = None,
-           endpoint: str | None = None, settings: PublisherSettings | None = None) -> bytes | None:
+def export(store: AnyStore, *, format: RdfFormatInfo, settings: PublisherSettings, out: Path | None = None,
+           endpoint: str | None = None) -> bytes | None:
     """Describe the dataset in its meta graph, then write it to `out` (or return the bytes).
 
     A store on disk is left as it is (readers open it read-only, and the build owns it): the description
@@ -66,11 +65,11 @@ def export(store: AnyStore, *, format: RdfFormatInfo, out: Path | None = None,
     return None
 
 
-def jsonld_context() -> dict:
-    """The JSON-LD context for hpckg data, generated from the ontology (the one source of truth):
-    every prefix, and a term for every ontology property (object properties typed @id)."""
+def jsonld_context(ontology_dir: Path) -> dict:
+    """The JSON-LD context for hpckg data, generated from the ontology in `ontology_dir` (the one source of
+    truth): every prefix, and a term for every ontology property (object properties typed @id)."""
     store = ox.Store()
-    for path in sorted(paths.ontology_dir().glob("*.ttl")):
+    for path in sorted(ontology_dir.glob("*.ttl")):
         store.load(path=str(path), format=ox.RdfFormat.TURTLE)
     context: dict[str, object] = {"@version": 1.1}
     context.update({prefix: iri for prefix, iri in PREFIXES.items()})
@@ -94,5 +93,5 @@ def jsonld_context() -> dict:
     return {"@context": context}
 
 
-def jsonld_context_text() -> str:
-    return json.dumps(jsonld_context(), indent=2, ensure_ascii=False) + "\n"
+def jsonld_context_text(ontology_dir: Path) -> str:
+    return json.dumps(jsonld_context(ontology_dir), indent=2, ensure_ascii=False) + "\n"

@@ -17,34 +17,33 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import project
-
 SLOTS = ("import", "verify")
 _FIELD = re.compile(r"(\w+)=(\S+)")
 
 
-def slot_dir(slot: str) -> Path:
-    """The folder of one kind of machine-written graph."""
+def slot_dir(graphs: Path, slot: str) -> Path:
+    """The folder of one kind of machine-written graph under a project's graphs folder (Project.graphs)."""
     if slot not in SLOTS:
         raise ValueError(f"unknown graph slot {slot!r}; slots: {', '.join(SLOTS)}")
-    return project.current().graphs_dir(slot)
+    return graphs / slot
 
 
-def graph_file(slot: str, *names: str) -> Path:
-    """The file of one graph: graph_file('import', 'top500', '2019-06') -> …/import/top500/2019-06.nq."""
+def graph_file(graphs: Path, slot: str, *names: str) -> Path:
+    """The file of one graph: graph_file(graphs, 'import', 'top500', '2019-06') -> …/import/top500/2019-06.nq."""
     safe = [re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "graph" for name in names]
-    return slot_dir(slot).joinpath(*safe[:-1], safe[-1] + ".nq")
+    return slot_dir(graphs, slot).joinpath(*safe[:-1], safe[-1] + ".nq")
 
 
-def all_files() -> list[Path]:
-    """Every machine-written graph file of the project, in a stable order. An importer's parts of its shared
-    graph (`parts/*.part.nq`) are inputs of that graph (hpckg.importers.run.write_shared_graph), not loaded."""
-    folder = project.current().graphs
-    return sorted(p for p in folder.rglob("*.nq") if not p.name.endswith(".part.nq")) if folder.is_dir() else []
+def all_files(graphs: Path) -> list[Path]:
+    """Every machine-written graph file under a graphs folder, in a stable order. An importer's parts of its
+    shared graph (`parts/*.part.nq`) are inputs of that graph (hpckg.importers.run.write_shared_graph), not
+    loaded."""
+    return sorted(p for p in graphs.rglob("*.nq") if not p.name.endswith(".part.nq")) if graphs.is_dir() else []
 
 
-def is_machine_written(path: Path) -> bool:
-    return path.suffix == ".nq" and path.resolve().is_relative_to(project.current().graphs.resolve())
+def is_machine_written(path: Path, graphs: Path) -> bool:
+    """Whether `path` is a graph file under the graphs folder `graphs` (Project.graphs)."""
+    return path.suffix == ".nq" and path.resolve().is_relative_to(graphs.resolve())
 
 
 def read_header(path: Path) -> dict[str, str]:

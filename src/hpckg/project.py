@@ -3,7 +3,7 @@
 The root is the folder holding `ontology/hpckg.ttl` (with `shapes/`, `queries/` and `data/ttl/` beside it).
 It is chosen, first match wins, from:
 
-1. `--root DIR` on the command line (`use(root)`),
+1. `--root DIR` on the command line (`discover(explicit=DIR)`),
 2. the `HPCKG_ROOT` environment variable,
 3. the working directory or the nearest folder above it that holds `ontology/hpckg.ttl` (a checkout),
 4. the copy packaged inside the installed wheel (`hpckg/_resources`; for an editable install, the checkout
@@ -12,6 +12,9 @@ It is chosen, first match wins, from:
 So a checked-out project is read from the checkout even when hpckg itself was installed with a plain
 `pip install .` into site-packages: contributors' files are compared with the files they edited, not with
 a copy frozen at install time.
+
+The project is a value, never module state: `hpckg.cli.main` discovers it once per command and passes it
+to what needs its files (or the one folder a function needs: the ontology's, the graphs folder...).
 
 Configuration is read with tomllib from `hpckg.toml` at the root, else from `[tool.hpckg]` in the root's
 `pyproject.toml`; every key is optional and relative paths are relative to the root:
@@ -39,9 +42,6 @@ import hashlib
 import os
 import stat
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -226,31 +226,6 @@ def discover(*, explicit: Path | str | None = None, workdir: Path | None = None)
         return load(found, "checkout found from the working directory", workdir=workdir)
     return load(PACKAGED_ROOT, "packaged copy: no checkout above the working directory", workdir=workdir,
                 packaged=True)
-
-
-# The project of the running command, scoped like decimal's context: `hpckg.cli.main` sets it for the
-# command it runs and restores the one before, so the CLI can be called again in the same process (as the
-# tests do) without one call's project leaking into the next; library code reads it with current().
-_current: ContextVar[Project | None] = ContextVar("hpckg_project", default=None)
-
-
-def current() -> Project:
-    """The project of this context: the one `using` chose, else chosen from the environment on first use."""
-    chosen = _current.get()
-    if chosen is None:
-        chosen = discover()
-        _current.set(chosen)
-    return chosen
-
-
-@contextmanager
-def using(chosen: Project) -> Iterator[Project]:
-    """Work in `chosen` for the duration of the block, then return to the project before."""
-    token = _current.set(chosen)
-    try:
-        yield chosen
-    finally:
-        _current.reset(token)
 
 
 def read_file(path: Path, *, limit: int | None = None, inside: Path | None = None) -> bytes:

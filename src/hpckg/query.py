@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
 from hpckg.claims import shorten
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.formats import (
@@ -24,6 +23,7 @@ from hpckg.formats import (
     sparql_csv,
 )
 from hpckg.namespaces import PREFIXES
+from hpckg.project import Project
 from hpckg.querytext import PLAN_AS_WRITTEN as PLAN_AS_WRITTEN  # re-exported: tests and servers.py name it here
 from hpckg.querytext import header_lines
 from hpckg.store import QueryResult
@@ -55,6 +55,7 @@ class Parameter:
     default: str
     type: str  # a prefixed name: hpc:TierScheme, xsd:boolean...
     description: str
+    ontology_dir: Path  # the ontology whose concept schemes a scheme-typed parameter takes its values from
 
     def allowed(self) -> list[str] | None:
         """The values a scheme-typed parameter takes (concept notations, in the scheme's order)."""
@@ -66,7 +67,7 @@ class Parameter:
 
     def _scheme(self) -> Scheme:
         prefix, _, local = self.type.partition(":")
-        scheme = vocabulary().schemes.get(PREFIXES.get(prefix, "") + local)
+        scheme = vocabulary(self.ontology_dir).schemes.get(PREFIXES.get(prefix, "") + local)
         if scheme is None:
             raise InputError(f"parameter {self.name} is declared with type {self.type}, which is neither a concept "
                              f"scheme of the ontology nor one of {', '.join(LITERAL_TYPES)}")
@@ -123,6 +124,7 @@ class CannedQuery:
     name: str
     path: Path
     description: str
+    ontology_dir: Path  # the project's ontology: the concept schemes its parameters take values from
 
     @property
     def text(self) -> str:
@@ -130,7 +132,7 @@ class CannedQuery:
 
     @property
     def parameters(self) -> tuple[Parameter, ...]:
-        return header_parameters(self.text)
+        return header_parameters(self.text, self.ontology_dir)
 
     @property
     def needs(self) -> tuple[str, ...]:
@@ -144,11 +146,12 @@ class CannedQuery:
     def bind(self, values: Mapping[str, str] | None = None) -> str:
         """The query text with each parameter's VALUES line holding the given value (else its default), as an
         RDF term checked against the parameter's type: user text never becomes query text."""
-        return bind_parameters(self.text, values or {}, label=self.name)
+        return bind_parameters(self.text, values or {}, self.ontology_dir, label=self.name)
 
 
-def header_parameters(text: str) -> tuple[Parameter, ...]:
-    """The parameters a query's header comment declares."""
+def header_parameters(text: str, ontology_dir: Path) -> tuple[Parameter, ...]:
+    """The parameters a query's header comment declares (scheme-typed ones take their values from the concept
+    schemes of the ontology in `ontology_dir`)."""
     found: list[Parameter] = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -156,15 +159,17 @@ def header_parameters(text: str) -> tuple[Parameter, ...]:
             break
         match = PARAM_LINE.match(stripped)
         if match:
-            found.append(Parameter(match["name"], match["default"], match["type"], match["description"].strip()))
+            found.append(Parameter(match["name"], match["default"], match["type"], match["description"].strip(),
+                                   ontology_dir))
         elif found and re.match(r"#\s{2,}\S", stripped):  # an indented line continues the description
             last = found[-1]
-            found[-1] = Parameter(last.name, last.default, last.type, f"{last.description} {stripped[1:].strip()}")
+            found[-1] = Parameter(last.name, last.default, last.type, f"{last.description} {stripped[1:].strip()}",
+                                  ontology_dir)
     return tuple(found)
 
 
-def bind_parameters(text: str, values: Mapping[str, str], *, label: str = "query") -> str:
-    parameters = {p.name: p for p in header_parameters(text)}
+def bind_parameters(text: str, values: Mapping[str, str], ontology_dir: Path, *, label: str = "query") -> str:
+    parameters = {p.name: p for p in header_parameters(text, ontology_dir)}
     unknown = sorted(set(values) - set(parameters))
     if unknown:
         takes = ", ".join(parameters) if parameters else "no parameters"
@@ -195,28 +200,30 @@ def header_description(text: str) -> str:
     return ""
 
 
-def canned_queries(folder: Path | None = None) -> list[CannedQuery]:
-    folder = folder or paths.queries_dir()
-    return [CannedQuery(p.stem, p, header_description(p.read_text(encoding="utf-8")))
-            for p in sorted(folder.glob("*.rq"))]
+def canned_queries(project: Project) -> list[CannedQuery]:
+    """The project's canned queries (queries/*.rq), by name."""
+    return [CannedQuery(p.stem, p, header_description(p.read_text(encoding="utf-8")), project.ontology_dir)
+            for p in sorted(project.queries_dir.glob("*.rq"))]
 
 
-def canned_query(name: str) -> CannedQuery:
-    for query in canned_queries():
+def canned_query(project: Project, name: str) -> CannedQuery:
+    queries = canned_queries(project)
+    for query in queries:
         if query.name == name:
             return query
-    names = ", ".join(q.name for q in canned_queries())
+    names = ", ".join(q.name for q in queries)
     raise UnknownNameError(f"no canned query named {name!r}; available: {names}")
 
 
-def resolve_query(ref: str, params: Mapping[str, str] | None = None) -> tuple[str, str]:
+def resolve_query(project: Project, ref: str, params: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(label, SPARQL text) for a canned query name or a path to a .rq/.sparql file, its parameters bound."""
     path = Path(ref)
     if ref.endswith((".rq", ".sparql")) or path.is_file():
         if not path.is_file():
             raise InputError(f"query file not found: {ref}")
-        return str(path), bind_parameters(path.read_text(encoding="utf-8"), params or {}, label=str(path))
-    query = canned_query(ref)
+        return str(path), bind_parameters(path.read_text(encoding="utf-8"), params or {}, project.ontology_dir,
+                                          label=str(path))
+    query = canned_query(project, ref)
     return query.name, query.bind(params)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from hpckg.namespaces import ONTOLOGY, PREFIXES, VOCAB, shorten
 
@@ -101,10 +102,10 @@ _TOKENS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\
 _PREFIXED = re.compile(r"(?<![\w:/#?$-])([A-Za-z][\w-]*)?:([A-Za-z_][\w-]*(?:\.[\w-]+)*)")
 
 
-def undefined_terms(text: str) -> list[str]:
+def undefined_terms(text: str, ontology_dir: Path) -> list[str]:
     """A warning for each term in the hpckg ontology or vocabulary namespaces that the ontology does not
     define, with the nearest defined term: 'hpc:Sytem is not defined in the ontology; did you mean
-    hpc:System? (the query matches nothing with it)'."""
+    hpc:System? (the query matches nothing with it)'. The ontology is the one in `ontology_dir`."""
     from hpckg.vocabulary import suggestion_text, vocabulary  # reads the ontology: only when asked
 
     prefixes = dict(PREFIXES)
@@ -120,7 +121,7 @@ def undefined_terms(text: str) -> list[str]:
     for prefix, local in _PREFIXED.findall(code):
         if prefix in prefixes:
             used.append(prefixes[prefix] + local)
-    terms = vocabulary().terms
+    terms = vocabulary(ontology_dir).terms
     warnings = []
     for iri in dict.fromkeys(used):
         if not iri.startswith((ONTOLOGY, VOCAB)) or iri in terms or iri.endswith(("/", "#")):

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import project
 from hpckg.lineage import date_key
 from hpckg.names import name_key
 from hpckg.namespaces import VOCAB, hpc
+from hpckg.project import Project
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -120,15 +120,14 @@ class Reference:
         return reference
 
     @classmethod
-    def of_project(cls) -> Reference:
-        """The reference data of the current project: every Turtle file in its data folders (read again only
-        when a file was added, removed or changed, so importers may ask once per file they read)."""
-        here = project.current()
-        files = sorted(p for folder in here.data for p in folder.rglob("*.ttl") if p.is_file())
+    def of_project(cls, project: Project) -> Reference:
+        """The reference data of a project: every Turtle file in its data folders (read again only when a
+        file was added, removed or changed, so importers may ask once per file they read)."""
+        files = sorted(p for folder in project.data for p in folder.rglob("*.ttl") if p.is_file())
         stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-        cached = _CACHE.get(str(here.root))
+        cached = _CACHE.get(str(project.root))
         if cached is None or cached[0] != stamp:
-            cached = _CACHE[str(here.root)] = (stamp, cls.from_files(files))
+            cached = _CACHE[str(project.root)] = (stamp, cls.from_files(files))
         return cached[1]
 
     def find(self, kind: str, name: str | None, *, when: When = None) -> str | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from hpckg.claims import shorten
 from hpckg.namespaces import ID, hpc
-from hpckg.vocabulary import did_you_mean, vocabulary
+from hpckg.vocabulary import Vocabulary, did_you_mean
 
 # The class an entity IRI's kind stands for, where such an entity is defined and the scaffold that writes
 # one: the IRI conventions and file layout of CONTRIBUTING.md ("Where things go").
@@ -48,8 +48,8 @@ class UndefinedReference:
     def kind(self) -> str:
         return kind_of(self.iri) or ""
 
-    def message(self) -> str:
-        vocab = vocabulary()
+    def message(self, vocab: Vocabulary) -> str:
+        """What is wrong, with the expected class named in the words of the ontology `vocab`."""
         expected = f" (expected {vocab.class_phrase(self.expected, iri_too=False)})" if self.expected else ""
         said = f"`{shorten(self.iri)}` is not defined{expected}"
         if self.suggestions:
@@ -64,10 +64,11 @@ class UndefinedReference:
         return fix
 
 
-def undefined_reference(iri: str, known: set[str] | frozenset[str], *, predicate: str | None = None,
-                        claim_property: str | None = None) -> UndefinedReference:
-    """Describe `iri`, which has no rdf:type in the graph; `known` holds the entities that do."""
-    expected = vocabulary().expected_class(predicate, claim_property) if predicate else None
+def undefined_reference(iri: str, known: set[str] | frozenset[str], vocab: Vocabulary, *,
+                        predicate: str | None = None, claim_property: str | None = None) -> UndefinedReference:
+    """Describe `iri`, which has no rdf:type in the graph; `known` holds the entities that do, `vocab` the
+    ontology that says which class a predicate expects."""
+    expected = vocab.expected_class(predicate, claim_property) if predicate else None
     if expected is None and kind_of(iri) in KIND_HOMES:
         expected = KIND_HOMES[kind_of(iri)][0]
     namespace = iri.rsplit("/", 1)[0] + "/"

@@ -677,21 +677,22 @@ def _server_said(error: Exception) -> str:
     return message.split("Response:\n", 1)[-1].strip()[:500] or message
 
 
-def open_store(location: str | Path | None, *, read_only: bool = False) -> AnyStore:
-    """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint, or None
-    for a fresh in-memory store."""
+def open_store(location: str | Path | None, *, read_only: bool = False,
+               credentials_file: Path | None = None) -> AnyStore:
+    """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint (with the
+    credentials of remote_store), or None for a fresh in-memory store."""
     if isinstance(location, str) and location.startswith(("http://", "https://")):
-        return remote_store(location)
+        return remote_store(location, credentials_file)
     return Store(location, read_only=read_only)
 
 
-def remote_store(url: str) -> RemoteStore:
-    """A RemoteStore at the query URL `url`, with the credentials from the environment or the file the
-    project's configuration names (hpckg.servers.credentials)."""
-    from hpckg import project
+def remote_store(url: str, credentials_file: Path | None = None) -> RemoteStore:
+    """A RemoteStore at the query URL `url`, with the credentials from the environment or from
+    `credentials_file`, the file the project's configuration names (Project.store_credentials;
+    hpckg.servers.credentials)."""
     from hpckg.servers import credentials
 
-    return RemoteStore(url, credentials=credentials(project.current().store_credentials))
+    return RemoteStore(url, credentials=credentials(credentials_file))
 
 
 def replace_directory(new: Path, target: Path) -> None:

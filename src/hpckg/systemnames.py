@@ -24,11 +24,9 @@ from hpckg.store import AnyStore, Store
 from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
 
-def cache_folder() -> Path:
-    """Where the project keeps the indexes (.hpckg/cache/check/)."""
-    from hpckg import project
-
-    return project.current().graphs.parent / "cache" / "check"
+def cache_folder(graphs: Path) -> Path:
+    """Where a project keeps the indexes (.hpckg/cache/check/), beside its graphs folder (Project.graphs)."""
+    return graphs.parent / "cache" / "check"
 
 
 def index_path(folder: Path, identity: str) -> Path:
@@ -125,11 +123,10 @@ def cached_system_names(store: AnyStore, folder: Path) -> SystemNames:
         return SystemNames.build(store)
 
 
-def keep_for_generation(written: Path, generation: Path, folder: Path | None = None) -> None:
+def keep_for_generation(written: Path, generation: Path, folder: Path) -> None:
     """Move an index `hpckg build` wrote (SystemNames.build(graph, written)) to where checks of the new
     generation look for it, replacing the indexes of earlier generations. Best effort: without it the first
-    check builds the index itself."""
-    folder = folder or cache_folder()
+    check builds the index itself. `folder`: the project's cache_folder."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for old in folder.glob("*.sqlite"):

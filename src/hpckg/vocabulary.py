@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
 from hpckg.namespaces import ONTOLOGY, hpc, shorten
 from hpckg.terms import OWL, RDF, RDF_TYPE, RDFS, RDFS_COMMENT, RDFS_LABEL, SKOS, XSD
 
@@ -157,9 +156,10 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
     return Vocabulary(labels, comments, classes, properties, schemes, frozenset(by_subject))
 
 
-def vocabulary() -> Vocabulary:
-    """The ontology and vocabularies of the current project, re-read when a file under ontology/ changes."""
-    files = tuple((str(p), p.stat().st_mtime_ns) for p in sorted(paths.ontology_dir().glob("*.ttl")))
+def vocabulary(ontology_dir: Path) -> Vocabulary:
+    """The ontology and vocabularies in `ontology_dir` (Project.ontology_dir), re-read when a file there
+    changes."""
+    files = tuple((str(p), p.stat().st_mtime_ns) for p in sorted(ontology_dir.glob("*.ttl")))
     return _load(files)
 
 
@@ -194,10 +194,10 @@ def _namespace(iri: str) -> str:
     return iri[:cut + 1]
 
 
-def reference(match: str | None = None) -> dict[str, list[dict]]:
+def reference(ontology_dir: Path, match: str | None = None) -> dict[str, list[dict]]:
     """What `hpckg vocab` and the site's vocabulary page show: hpc: properties (claim properties first) with
     the value each expects, and every concept scheme with its values, optionally only those matching."""
-    vocab = vocabulary()
+    vocab = vocabulary(ontology_dir)
     needle = (match or "").lower()
 
     def hit(*texts: str) -> bool:

@@ -74,11 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        from hpckg import project
+        from hpckg.project import discover
 
-        # Chosen afresh for each call and given back after it: main() can run many commands in one process.
-        with project.using(project.discover(explicit=args.root)):
-            return int(args.handler(args) or 0)
+        # Chosen once per call and passed to the command, which passes it on to what needs its files: nothing
+        # holds it after the call, so main() can run many commands, in many projects, in one process.
+        return int(args.handler(args, discover(explicit=args.root)) or 0)
     except HpckgError as error:
         if args.debug:
             raise

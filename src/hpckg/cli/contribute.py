@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 NEW_HELP = """\
 Write what a contribution needs, with every field hpckg cannot know as a "TODO" placeholder that
@@ -138,7 +142,7 @@ NEW_OPTIONS = {
 NEW_REQUIRED = {"system": ("operator", "country"), "site": ("operator", "country")}
 
 
-def cmd_new(args: argparse.Namespace) -> int:
+def cmd_new(args: argparse.Namespace, project: Project) -> int:
     from hpckg.contribute import scaffold_entities as entities
     from hpckg.contribute.scaffold import new_system
     from hpckg.errors import InputError
@@ -153,20 +157,20 @@ def cmd_new(args: argparse.Namespace) -> int:
         if getattr(args, option) is None:
             raise InputError(f"`hpckg new {args.kind}` needs --{option}")
     if args.kind == "system":
-        path = new_system(args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
+        path = new_system(project, args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
                           slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node, site=args.site,
                           source_url=args.source_url)
     else:
         written = {
-            "part": lambda: entities.new_part(args.name, slug=args.slug, maker=args.maker, category=args.category,
-                                              source=args.source),
-            "site": lambda: entities.new_site(args.name, operator=args.operator, country=args.country,
+            "part": lambda: entities.new_part(project, args.name, slug=args.slug, maker=args.maker,
+                                              category=args.category, source=args.source),
+            "site": lambda: entities.new_site(project, args.name, operator=args.operator, country=args.country,
                                               slug=args.slug, source=args.source, out_dir=args.out_dir),
-            "organisation": lambda: entities.new_organisation(args.name, slug=args.slug, org_type=args.org_type,
-                                                              source=args.source),
-            "country": lambda: entities.new_country(args.name, name=args.country_name),
-            "source": lambda: entities.new_source(args.name, url=args.url, title=args.title, kind=args.source_kind,
-                                                  issued=args.issued, creator=args.creator),
+            "organisation": lambda: entities.new_organisation(project, args.name, slug=args.slug,
+                                                              org_type=args.org_type, source=args.source),
+            "country": lambda: entities.new_country(project, args.name, name=args.country_name),
+            "source": lambda: entities.new_source(project, args.name, url=args.url, title=args.title,
+                                                  kind=args.source_kind, issued=args.issued, creator=args.creator),
         }[args.kind]()
         path = written.path
     if args.kind != "system" and written.appended:
@@ -177,7 +181,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+def cmd_check(args: argparse.Namespace, project: Project) -> int:
     from hpckg.contribute.check import check_files
     from hpckg.store import require_built
 
@@ -188,13 +192,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         raise InputError(f"--store and {'--full' if args.full else '--with-imports'} cannot be used together: "
                          "they read the graph from the files; a built store holds the imports already")
-    report = check_files(args.files, store_path=args.store, base=args.base, imports=args.with_imports,
+    report = check_files(args.files, project, store_path=args.store, base=args.base, imports=args.with_imports,
                          full=args.full or args.with_imports)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code
 
 
-def cmd_diff(args: argparse.Namespace) -> int:
+def cmd_diff(args: argparse.Namespace, project: Project) -> int:
     from hpckg.contribute.diff import diff_revisions
 
     old, _, new = args.revs.partition("..")

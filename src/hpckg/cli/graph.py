@@ -11,6 +11,7 @@ from hpckg.cli.options import add_store_option, open_for_reading, store_location
 from hpckg.errors import InputError
 
 if TYPE_CHECKING:
+    from hpckg.project import Project
     from hpckg.store import GraphStore
 
 MEMORY_HELP = "build the graph in memory from the project's files instead of reading a store"
@@ -38,19 +39,17 @@ def _reading(store: GraphStore):
 # --- build ----------------------------------------------------------------------------------------
 
 
-def import_configured_sources(args: argparse.Namespace) -> None:
+def import_configured_sources(args: argparse.Namespace, project: Project) -> None:
     """The build's first step: bring the imports of the configured sources up to date (each file imported,
     or nothing when unchanged). A source missing on this machine is a warning and the build goes on with
     those present (--strict-sources: an error); an unusable file stops the build, store untouched."""
-    from hpckg import project
     from hpckg.cli.importreport import print_summary, run_plan, wants_progress
     from hpckg.importers.run import UNCHANGED
     from hpckg.importers.sources import plan
 
-    here = project.current()
-    if not here.sources:
+    if not project.sources:
         return
-    planned = plan(here)
+    planned = plan(project)
     for problem in planned.problems:
         print(f"hpckg build: {'error' if args.strict_sources else 'warning'}: {problem.message}", file=sys.stderr)
     if planned.problems and args.strict_sources:
@@ -61,7 +60,8 @@ def import_configured_sources(args: argparse.Namespace) -> None:
     if not args.quiet:
         files = f"{planned.count} file" + ("s" if planned.count != 1 else "")
         print(f"importing the configured sources ({files}) ...", file=sys.stderr, flush=True)
-    results = run_plan(planned, progress=wants_progress(args.progress, quiet=args.quiet), skipped_to=sys.stderr)
+    results = run_plan(planned, project, progress=wants_progress(args.progress, quiet=args.quiet),
+                       skipped_to=sys.stderr)
     if args.quiet:
         return
     if all(r.status == UNCHANGED for r in results):
@@ -70,14 +70,14 @@ def import_configured_sources(args: argparse.Namespace) -> None:
         print_summary(results, sys.stderr)
 
 
-def cmd_build(args: argparse.Namespace) -> int:
+def cmd_build(args: argparse.Namespace, project: Project) -> int:
     from hpckg.build import build
 
-    target = store_location(args)
+    target = store_location(args, project)
     if target is not None and not args.no_import:
-        import_configured_sources(args)
+        import_configured_sources(args, project)
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
-    summary = build(store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
+    summary = build(project, store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
                     engine=args.engine, progress=_progress(args.quiet), wait=not args.no_wait,
                     staging=args.staging,
                     waiting=lambda message: print(f"hpckg build: {message}", file=sys.stderr, flush=True))
@@ -88,18 +88,18 @@ def cmd_build(args: argparse.Namespace) -> int:
 # --- validate -------------------------------------------------------------------------------------
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
+def cmd_validate(args: argparse.Namespace, project: Project) -> int:
     from hpckg.build import validate_files
 
     if args.store is not None:
-        report = validate_built_store(args)
+        report = validate_built_store(args, project)
     else:
-        report = validate_files([Path(p) for p in args.paths], engine=args.engine)
+        report = validate_files(project, [Path(p) for p in args.paths], engine=args.engine)
     print(report.to_json() if args.format == "json" else report.to_text())
     return report.exit_code
 
 
-def validate_built_store(args: argparse.Namespace):
+def validate_built_store(args: argparse.Namespace, project: Project):
     """`hpckg validate --store [PATH]`: today's shapes/ on a store as it was built, read-only and without
     rebuilding it (after a change to a shape, a 10x store takes minutes to validate and half an hour to build)."""
     from hpckg.cli.options import store_location
@@ -110,13 +110,13 @@ def validate_built_store(args: argparse.Namespace):
         raise InputError("--store validates the built store as it is: build with the extra files first, or "
                          "validate them without --store")
     # A bare --store (the empty const) means the project's store, as no --store does for the other commands.
-    location = store_location(argparse.Namespace(store=args.store or None))
+    location = store_location(argparse.Namespace(store=args.store or None), project)
     if not isinstance(location, Path):
         raise InputError(f"--store {location}: validation runs on an embedded store folder; a SPARQL server's "
                          "graph is validated by the build that publishes it (hpckg build --store URL)")
     store = Store(location, read_only=True)
     try:
-        return validate(store, args.engine)
+        return validate(store, args.engine, project=project)
     finally:
         store.close()
 
@@ -124,14 +124,14 @@ def validate_built_store(args: argparse.Namespace):
 # --- query ----------------------------------------------------------------------------------------
 
 
-def cmd_query(args: argparse.Namespace) -> int:
+def cmd_query(args: argparse.Namespace, project: Project) -> int:
     from hpckg.query import bind_parameters, canned_queries, format_result, resolve_query
     from hpckg.querytext import undefined_terms
 
     if args.list:
         if args.query or args.expression:
             raise InputError("--list takes no query")
-        queries = canned_queries()
+        queries = canned_queries(project)
         width = max(len(q.name) for q in queries) if queries else 0
         for q in queries:
             print(f"{q.name.ljust(width)}  {q.description}")
@@ -142,14 +142,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.expression and args.query:
         raise InputError("give either a query NAME|FILE or -e 'SPARQL', not both")
     if args.expression:
-        label, text = "-e", bind_parameters(args.expression, params, label="-e")
+        label, text = "-e", bind_parameters(args.expression, params, project.ontology_dir, label="-e")
     elif args.query:
-        label, text = resolve_query(args.query, params)
+        label, text = resolve_query(project, args.query, params)
     else:
         raise InputError("give a canned query name, a .rq file or -e 'SPARQL' (see hpckg query --list)")
-    for warning in undefined_terms(text):
+    for warning in undefined_terms(text, project.ontology_dir):
         print(f"warning: {warning}", file=sys.stderr)
-    store = open_for_reading(args)
+    store = open_for_reading(args, project)
     with _reading(store):
         data = format_result(store.query(text), args.format)
     if args.out:
@@ -176,14 +176,16 @@ def parse_params(items: list[str]) -> dict[str, str]:
 # --- export ---------------------------------------------------------------------------------------
 
 
-def cmd_export(args: argparse.Namespace) -> int:
+def cmd_export(args: argparse.Namespace, project: Project) -> int:
     from hpckg.export import export
     from hpckg.formats import rdf_format
+    from hpckg.publish.settings import publisher_settings
 
     fmt = rdf_format(args.format)
-    store = open_for_reading(args)
+    store = open_for_reading(args, project)
     with _reading(store):
-        data = export(store, format=fmt, out=Path(args.out) if args.out else None)
+        data = export(store, format=fmt, settings=publisher_settings(project.publisher),
+                      out=Path(args.out) if args.out else None)
     if data is not None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from hpckg.importers.run import ImportResult
 from hpckg.importers.sources import SourcePlan, import_planned
+from hpckg.project import Project
 
 SKIPPED_SHOWN = 20  # malformed rows listed one by one per file; the rest are counted
 ROW_UPDATE = 50  # rows between two updates of the bar's row count
@@ -24,9 +25,9 @@ def wants_progress(asked: bool, *, quiet: bool = False) -> bool:
     return asked or (not quiet and sys.stderr.isatty())
 
 
-def run_plan(planned: SourcePlan, *, progress: bool, on_file: Callable[[ImportResult], None] | None = None,
-             skipped_to: TextIO | None) -> list[ImportResult]:
-    """Import the planned files, with a progress bar (files, and rows within the file being read) when
+def run_plan(planned: SourcePlan, project: Project, *, progress: bool,
+             on_file: Callable[[ImportResult], None] | None = None, skipped_to: TextIO | None) -> list[ImportResult]:
+    """Import the planned files into the project, with a progress bar (files, and rows within the file being read) when
     `progress`; each file's skipped rows are written to `skipped_to` as it finishes."""
 
     def finished(result: ImportResult) -> None:
@@ -36,7 +37,7 @@ def run_plan(planned: SourcePlan, *, progress: bool, on_file: Callable[[ImportRe
             on_file(result)
 
     if not progress or not planned.count:
-        return import_planned(planned, finished=finished)
+        return import_planned(planned, project, finished=finished)
     console = Console(stderr=True, force_terminal=True)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("files  {task.fields[rows]:>9,} rows"), TimeElapsedColumn(), console=console,
@@ -56,7 +57,7 @@ def run_plan(planned: SourcePlan, *, progress: bool, on_file: Callable[[ImportRe
             bar.update(task, advance=1, rows=result.rows or 0)
             finished(result)
 
-        return import_planned(planned, started=started, finished=finished_with_bar)
+        return import_planned(planned, project, started=started, finished=finished_with_bar)
 
 
 def print_skipped(result: ImportResult, stream: TextIO) -> None:

@@ -6,6 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 HELP = """\
 Read files of a public dataset into sourced claims. Each file becomes one named graph, written as N-Quads
@@ -40,8 +44,7 @@ def importer_lines() -> str:
     return "\n".join(f"  {name}" for name in IMPORTERS)
 
 
-def cmd_import(args: argparse.Namespace) -> int:
-    from hpckg import project
+def cmd_import(args: argparse.Namespace, project: Project) -> int:
     from hpckg.cli.importreport import print_summary, run_plan, wants_progress
     from hpckg.errors import InputError
     from hpckg.importers import IMPORTERS, importer
@@ -53,14 +56,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             module = importer(name)
             print(f"{name:<18} {module.TITLE} ({module.WHERE})")
         return 0
-    here = project.current()
     if args.all:
         if args.name or args.files:
             raise InputError("--all imports every configured source: give no NAME or FILE with it")
-        if not here.sources:
+        if not project.sources:
             raise InputError(f"no sources configured: add [tool.hpckg.sources] NAME = [files] to "
-                             f"{here.root / 'pyproject.toml'} (or [sources] to hpckg.toml)")
-        planned = plan(here)
+                             f"{project.root / 'pyproject.toml'} (or [sources] to hpckg.toml)")
+        planned = plan(project)
     elif not args.name:
         raise InputError("name an importer (hpckg import --list shows them), or --all for every configured source")
     elif args.files:
@@ -69,16 +71,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         planned = SourcePlan(files={args.name: files})
     else:
         importer(args.name)  # an unknown name is an error listing the importers
-        if args.name not in here.sources:
+        if args.name not in project.sources:
             raise InputError(f"give the files to import, or configure them as [tool.hpckg.sources] "
                              f"{args.name} = [...] in pyproject.toml or hpckg.toml")
-        planned = plan(here, [args.name])
+        planned = plan(project, [args.name])
     json_output = args.format == "json"
     # Sources named one by one (NAME, or --strict-sources) must all be there; --all goes on without them.
     strict = args.strict_sources or not args.all
     for problem in planned.problems:
         print(f"hpckg import: {'error' if strict else 'warning'}: {problem.message}", file=sys.stderr)
-    results = run_plan(planned, progress=wants_progress(args.progress, quiet=json_output),
+    results = run_plan(planned, project, progress=wants_progress(args.progress, quiet=json_output),
                        on_file=None if json_output else lambda result: print(result.to_text(), flush=True),
                        skipped_to=None if json_output else sys.stderr)
     failed = bool(planned.problems and strict)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 STORE_HELP = ("the store: a folder (embedded Oxigraph; default the project's .hpckg/store, see [tool.hpckg] "
               "store) or the query URL of a SPARQL 1.1 server")
@@ -18,27 +22,26 @@ def add_store_option(parser: argparse.ArgumentParser, *, memory: str | None = No
         group.add_argument("--memory", action="store_true", help=memory)
 
 
-def store_location(args: argparse.Namespace) -> str | Path | None:
+def store_location(args: argparse.Namespace, project: Project) -> str | Path | None:
     """What --store/--memory chose: None for memory, a URL string, or a folder (the project's by default)."""
-    from hpckg import project
-
     if getattr(args, "memory", False):
         return None
     if args.store is None:
-        return project.current().store  # a folder, or a URL string from the configuration
+        return project.store  # a folder, or a URL string from the configuration
     if args.store.startswith(("http://", "https://")):
         return args.store
     return Path(args.store)
 
 
-def open_for_reading(args: argparse.Namespace):
-    """The store a read command works on: built in memory (--memory), remote, or the on-disk store."""
+def open_for_reading(args: argparse.Namespace, project: Project):
+    """The store a read command works on: the project built in memory (--memory), remote, or the on-disk
+    store."""
     from hpckg.build import populate
     from hpckg.store import Store, open_store
 
-    location = store_location(args)
+    location = store_location(args, project)
     if location is None:
         store = Store(None)
-        populate(store)
+        populate(store, project)
         return store
-    return open_store(location, read_only=True)
+    return open_store(location, read_only=True, credentials_file=project.store_credentials)

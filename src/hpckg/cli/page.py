@@ -13,6 +13,7 @@ from hpckg.cli.options import add_store_option, open_for_reading
 from hpckg.errors import InputError
 
 if TYPE_CHECKING:
+    from hpckg.project import Project
     from hpckg.store import GraphStore
 
 FORMATS = ("md", "html")
@@ -28,10 +29,10 @@ KIND_LABELS = {"site": "Sites", "org": "Organisations", "part": "Parts"}
 NO_SERVER = "urn:hpckg:no-server/"
 
 
-def cmd_page(args: argparse.Namespace) -> int:
+def cmd_page(args: argparse.Namespace, project: Project) -> int:
     from hpckg.page import find_entity, render_html, render_markdown, system_page
 
-    store = open_for_reading(args)
+    store = open_for_reading(args, project)
     try:
         with _reading(store):
             kind, iri = find_entity(store, args.system)

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hpckg.cli.options import add_store_option, open_for_reading
 from hpckg.errors import InputError
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 DEFAULT_RELEASES = Path("dist") / "releases"
 
@@ -25,21 +29,20 @@ examples:
 """
 
 
-def cmd_release(args: argparse.Namespace) -> int:
-    from hpckg import project
+def cmd_release(args: argparse.Namespace, project: Project) -> int:
     from hpckg.build import source_files
     from hpckg.publish.release import git_origin, release
     from hpckg.publish.settings import publisher_settings
 
-    here = project.current()
     try:
-        origin = git_origin(here.root, source_files())
+        origin = git_origin(project.root, source_files(project))
     except ValueError as error:
         raise InputError(str(error)) from None
-    out = Path(args.out) if args.out else here.root / DEFAULT_RELEASES
-    store = open_for_reading(args)
+    out = Path(args.out) if args.out else project.root / DEFAULT_RELEASES
+    store = open_for_reading(args, project)
     try:
-        folder = release(store, releases=out, origin=origin, settings=publisher_settings(), version=args.version)
+        folder = release(store, releases=out, origin=origin, settings=publisher_settings(project.publisher),
+                         version=args.version)
     except ValueError as error:
         raise InputError(f"--version: {error}") from None
     print(f"released hpckg {folder.name} to {folder}")

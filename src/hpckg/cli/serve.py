@@ -8,10 +8,14 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hpckg.cli.options import add_store_option, store_location
 from hpckg.errors import InputError, StoreError
 from hpckg.namespaces import BASE
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 
@@ -128,21 +132,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def releases_folder(args: argparse.Namespace) -> Path | None:
+def releases_folder(args: argparse.Namespace, project: Project) -> Path | None:
     """--releases, else the project's dist/releases when a release was made there."""
     if args.releases:
         folder = Path(args.releases)
         if not folder.is_dir():
             raise InputError(f"--releases {args.releases}: no such folder; `hpckg release --out DIR` writes one")
         return folder
-    from hpckg import project
     from hpckg.cli.release import DEFAULT_RELEASES
 
-    folder = project.current().root / DEFAULT_RELEASES
+    folder = project.root / DEFAULT_RELEASES
     return folder if folder.is_dir() else None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, project: Project) -> int:
     import uvicorn
 
     from hpckg.serve.app import Settings, create_app
@@ -171,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--base-iri must end with / (entity IRIs are <base>id/<kind>/<slug>)")
     from hpckg.store import require_built
 
-    location = store_location(args)
+    location = store_location(args, project)
     if isinstance(location, str):  # a SPARQL server's query URL: queries, pages and data are read from it
         if args.allow_update_token:
             raise InputError("--allow-update-token works on the embedded store only; update a SPARQL server "
@@ -182,12 +185,12 @@ def run(args: argparse.Namespace) -> int:
         require_built(store)  # the server follows the store path to each new generation a build makes
     level = args.log_level or ("info" if args.verbose else "warning")
     configure_logging(level, access=args.verbose)
-    settings = Settings(store_path=store, timeout=args.timeout, max_results=args.max_results,
+    settings = Settings(project=project, store_path=store, timeout=args.timeout, max_results=args.max_results,
                         update_token=args.allow_update_token, allow_service=args.allow_service,
                         workers=args.workers, rate_limit=args.rate_limit, base_iri=args.base_iri,
                         cache_bytes=int(args.answer_cache * (1 << 20)), query_memory_mb=args.query_memory,
                         slow_slots=args.slow_slots,
-                        trusted_proxies=tuple(args.trusted_proxy), releases_dir=releases_folder(args))
+                        trusted_proxies=tuple(args.trusted_proxy), releases_dir=releases_folder(args, project))
     try:
         sock = bind(args.host, args.port)
     except OSError as error:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from hpckg.cli.options import add_store_option
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 HELP = """\
 Fetch every source cited by a claim about a system, extract its text (HTML main text, PDF text layer,
@@ -30,7 +34,7 @@ examples:
 """
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
+def cmd_verify(args: argparse.Namespace, project: Project) -> int:
     from hpckg.cli.options import open_for_reading
     from hpckg.verify.fetch import FetchOptions
     from hpckg.verify.run import parse_since, verify
@@ -40,7 +44,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                            max_bytes=args.max_bytes, retries=args.retries, allow_loopback=args.allow_loopback,
                            contact=args.contact)
     stale_after = parse_since(args.stale_after) if args.stale_after else None
-    store = open_for_reading(args)
+    store = open_for_reading(args, project)
     show = args.format == "text" and not args.quiet
     progress, bar = None, None
     if show:
@@ -56,7 +60,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         def progress(outcome) -> None:
             bar.update(task, advance=1, description=outcome.result)
     with bar if bar is not None else _nothing():
-        report = verify(store, system=args.system, stale_after=stale_after, options=options,
+        report = verify(store, project, system=args.system, stale_after=stale_after, options=options,
                         progress=progress, on_start=started if show else None)
     if args.format == "json":
         print(json.dumps(report.to_json(), indent=2))

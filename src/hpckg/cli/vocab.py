@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from hpckg.claims import shorten
+
+if TYPE_CHECKING:
+    from hpckg.project import Project
 
 HELP = """\
 List what a data file may say, read from ontology/hpckg.ttl and ontology/vocabularies.ttl: every property
@@ -21,10 +25,10 @@ examples:
 """
 
 
-def cmd_vocab(args: argparse.Namespace) -> int:
+def cmd_vocab(args: argparse.Namespace, project: Project) -> int:
     from hpckg.vocabulary import reference
 
-    data = reference(args.match)
+    data = reference(project.ontology_dir, args.match)
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0

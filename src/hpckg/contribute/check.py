@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from hpckg import machinegraphs, paths, project
+from hpckg import machinegraphs
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
 from hpckg.contribute.edits import BaseVersion, altered_claims, base_version, check_edits
@@ -20,6 +20,7 @@ from hpckg.datafiles.filecheck import ParsedFile, check_directives, check_file, 
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import StoreError
 from hpckg.namespaces import hpc
+from hpckg.project import Project
 from hpckg.store import AnyStore, Store, current_generation, open_store
 from hpckg.terms import CLAIM, RDF_TYPE, TIER
 from hpckg.validate import Violation, validate
@@ -34,10 +35,10 @@ KINDS = {  # rdf:type -> the heading `hpckg check` counts additions under
 _baseline_cache: dict[tuple, list[Violation]] = {}
 
 
-def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = None,
+def check_files(files: Iterable[Path | str], project: Project, *, store_path: Path | str | None = None,
                 base: str | None = None, imports: bool = False, full: bool = False,
                 built: AnyStore | None = None) -> CheckReport:
-    """Check contribution files; the report's exit_code is 0 clean, 1 warnings only, 2 errors. Files that
+    """Check contribution files to the project; the report's exit_code is 0 clean, 1 warnings only, 2 errors. Files that
     exist at the base revision (see contribute.edits) are also checked for edited and removed claims.
 
     The context is a built store when there is one: `built` (an open store, as `hpckg serve` holds), else
@@ -52,13 +53,13 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     versions: dict[Path, BaseVersion | None] = {}
     for path in files:
         before = len(report.errors)
-        result = check_file(path, report)
+        result = check_file(path, report, project)
         if result is None:
             continue
         versions[result.path] = base_version(result, base)
         # A data file that exists at the base (a shared file: parts, sources, countries) is reviewed for what
         # this change adds or alters there; any other file is reviewed whole.
-        shared = versions[result.path] if _in_data_folders(result.path) else None
+        shared = versions[result.path] if _in_data_folders(result.path, project) else None
         _count_additions(result, report, shared)
         if len(report.errors) == before:
             parsed.append(result)
@@ -67,19 +68,20 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
         return report
-    location = None if built is not None or full else (store_path or _project_store())
-    opened = open_store(location, read_only=True) if location is not None else None
+    location = None if built is not None or full else (store_path or _project_store(project))
+    opened = (open_store(location, read_only=True, credentials_file=project.store_credentials)
+              if location is not None else None)
     try:
         context_store = built or opened
         if context_store is not None:
-            review_in_store(parsed, report, context_store)
-            report.notes += _stale_note(location, {p.path.resolve() for p in parsed})
+            review_in_store(parsed, report, context_store, project)
+            report.notes += _stale_note(location, {p.path.resolve() for p in parsed}, project)
         else:
-            context = GraphContext(parsed, imports=imports)
+            context = GraphContext(parsed, project, imports=imports)
             mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
-            check_in_context(context, report, baseline_fn=lambda: _baseline(mine, imports))
-            imported = [f for f in machinegraphs.all_files()
-                        if f.resolve().is_relative_to(project.current().graphs_dir("import").resolve())]
+            check_in_context(context, report, baseline_fn=lambda: _baseline(mine, project, imports))
+            imported = [f for f in machinegraphs.all_files(project.graphs)
+                        if f.resolve().is_relative_to(project.graphs_dir("import").resolve())]
             if imported and not imports:
                 report.notes.append(f"Checked against the curated graph; the {len(imported)} imported dataset "
                                     "graphs (TOP500, Epoch AI) were not loaded: `hpckg check --with-imports` "
@@ -91,13 +93,13 @@ def check_files(files: Iterable[Path | str], *, store_path: Path | str | None = 
     return report
 
 
-def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore,
+def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore, project: Project,
                     names: SystemNames | None = None, limit: int | None = None) -> GraphContext:
     """The checks in context of a built store: what the parsed files touch in it, read with a few queries
     (the function `hpckg check` times on a big store). `names`: the store's system names, when the caller
     keeps them (else the project's cache folder holds them, built by the first check of a generation);
     `limit`: the most triples to read from the store (neighbourhood.TooBroad past it)."""
-    context = GraphContext(parsed, built=built, names=names, limit=limit)
+    context = GraphContext(parsed, project, built=built, names=names, limit=limit)
     baseline: list[list[Violation]] = []
 
     def before() -> list[Violation]:
@@ -109,8 +111,8 @@ def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnySto
     return context
 
 
-def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl", names: SystemNames | None = None,
-                limit: int | None = None) -> tuple[CheckReport, GraphContext | None]:
+def check_draft(data: bytes, built: AnyStore, project: Project, *, name: str = "draft.ttl",
+                names: SystemNames | None = None, limit: int | None = None) -> tuple[CheckReport, GraphContext | None]:
     """Review Turtle that is no file (a draft pasted into the site's Contribute page) against a built store:
     the same file-level rules and checks in context as `hpckg check`, problems pointing at `name`:line. Returns
     the report and the graph it was reviewed in (None when file-level errors stopped the review); nothing is
@@ -119,20 +121,20 @@ def check_draft(data: bytes, built: AnyStore, *, name: str = "draft.ttl", names:
     parsed = parse_data(data, Path(name), name, report)
     if parsed is not None:
         check_directives(parsed, report)
-        check_terms(parsed, report)
+        check_terms(parsed, report, project.ontology_dir)
         _count_additions(parsed, report, None)
     if parsed is None or report.errors:
         report.notes.append("The checks in the context of the whole graph (shapes, duplicates, conflicts, "
                             "change history) run once the file-level errors above are fixed.")
         return report, None
-    context = review_in_store([parsed], report, built, names, limit)
+    context = review_in_store([parsed], report, built, project, names, limit)
     report.graph_checked = True
     return report, context
 
 
-def _project_store() -> Path | str | None:
+def _project_store(project: Project) -> Path | str | None:
     """The project's configured store when a build has made it (a SPARQL server's URL is taken as built)."""
-    configured = project.current().store
+    configured = project.store
     if isinstance(configured, str) and configured.startswith(("http://", "https://")):
         return configured
     try:
@@ -142,13 +144,13 @@ def _project_store() -> Path | str | None:
     return configured
 
 
-def _stale_note(location: Path | str | None, checked: set[Path]) -> list[str]:
+def _stale_note(location: Path | str | None, checked: set[Path], project: Project) -> list[str]:
     """A note when data files other than the checked ones changed after the embedded store was built: the
     review read their built copy."""
     if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
         return []
     built_at = current_generation(location).stat().st_mtime
-    changed = [f for folder in project.current().data for f in folder.rglob("*.ttl")
+    changed = [f for folder in project.data for f in folder.rglob("*.ttl")
                if f.stat().st_mtime > built_at and f.resolve() not in checked]
     note = (f"Checked against the built store at {location} (what these files touch in it, imported datasets "
             "included); `hpckg check --full` reviews against the files instead.")
@@ -158,9 +160,9 @@ def _stale_note(location: Path | str | None, checked: set[Path]) -> list[str]:
     return [note]
 
 
-def _in_data_folders(path: Path) -> bool:
+def _in_data_folders(path: Path, project: Project) -> bool:
     resolved = path.resolve()
-    return any(resolved.is_relative_to(folder.resolve()) for folder in project.current().data)
+    return any(resolved.is_relative_to(folder.resolve()) for folder in project.data)
 
 
 def _count_additions(parsed: ParsedFile, report: CheckReport, old: BaseVersion | None) -> None:
@@ -194,16 +196,16 @@ def _count_additions(parsed: ParsedFile, report: CheckReport, old: BaseVersion |
                                                   key=lambda kv: order.get(kv[0], 9)))
 
 
-def _baseline(excluded: tuple[str, ...], imports: bool = False) -> list[Violation]:
+def _baseline(excluded: tuple[str, ...], project: Project, imports: bool = False) -> list[Violation]:
     """Violations of the curated graph without the contribution, so only new ones are blamed on it."""
-    files = [f for f in source_files(imports=imports) if str(f.resolve()) not in excluded]
-    key = (excluded, paths.resource_root(), tuple((str(f), f.stat().st_mtime_ns) for f in files))
+    files = [f for f in source_files(project, imports=imports) if str(f.resolve()) not in excluded]
+    key = (excluded, project.root, tuple((str(f), f.stat().st_mtime_ns) for f in files))
     if key not in _baseline_cache:
         store = Store(None)
-        load_files(store, files)
-        materialise(store)
+        load_files(store, files, project)
+        materialise(store, project.rules_dir)
         _baseline_cache.clear()
-        _baseline_cache[key] = validate(store).violations
+        _baseline_cache[key] = validate(store, project=project).violations
     return _baseline_cache[key]
 
 

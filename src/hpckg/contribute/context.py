@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths, project
 from hpckg.build import load_files, materialise, source_files
 from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
@@ -22,11 +21,14 @@ from hpckg.datafiles.filecheck import ParsedFile
 from hpckg.datafiles.report import CheckReport
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
+from hpckg.project import Project
 from hpckg.references import KIND_HOMES, is_reference, kind_of, undefined_reference
 from hpckg.store import AnyStore, Store
+from hpckg.systemnames import cache_folder
 from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
+from hpckg.vocabulary import vocabulary
 
 # A contribution may point an existing claim at its correction; nothing else about another file's entity.
 ALLOWED_ON_OTHERS = {hpc("supersededBy")}
@@ -50,23 +52,24 @@ def _same_value(a: Value, b: Value) -> bool:
         return (_lexical(a) or "").strip().casefold() == (_lexical(b) or "").strip().casefold()
 
 
-def term_files() -> list[Path]:
-    """The ontology and the shapes: the terms a review needs whatever store it reads."""
-    here = project.current()
-    return [p for folder in (here.ontology_dir, here.shapes_dir) for p in sorted(folder.rglob("*.ttl"))]
+def term_files(project: Project) -> list[Path]:
+    """The project's ontology and shapes: the terms a review needs whatever store it reads."""
+    return [p for folder in (project.ontology_dir, project.shapes_dir) for p in sorted(folder.rglob("*.ttl"))]
 
 
 class GraphContext:
     """The graph a contribution is reviewed in, with the lookups the checks need: the curated graph (and the
     imports, if asked) read from the files plus the contribution, in memory; or, given a built store
     (embedded or a SPARQL server), only what the contribution touches in it (hpckg.contribute.neighbourhood)
-    plus the contribution, so the review costs the same whatever the size of the store."""
+    plus the contribution, so the review costs the same whatever the size of the store. `project`: the
+    project whose terms, rules, shapes and files the review reads."""
 
-    def __init__(self, parsed: list[ParsedFile], *, built: AnyStore | None = None, imports: bool = False,
-                 names: SystemNames | None = None, limit: int | None = None):
+    def __init__(self, parsed: list[ParsedFile], project: Project, *, built: AnyStore | None = None,
+                 imports: bool = False, names: SystemNames | None = None, limit: int | None = None):
         self.parsed = parsed
+        self.project = project
         self.names = names
-        self.graphs = {graph_for(paths.relative_name(p.path)): p for p in parsed}
+        self.graphs = {graph_for(project.relative_name(p.path)): p for p in parsed}
         self.built = built
         self.store = Store(None)
         self.around: set[ox.Quad] = set()
@@ -75,14 +78,15 @@ class GraphContext:
             seeds = {t.value for p in parsed for q in p.quads for t in (q.subject, q.object)
                      if isinstance(t, ox.NamedNode)}
             self.around = Neighbourhood(built, self.graphs, limit=limit).gather(seeds)
-            load_files(self.store, term_files())
+            load_files(self.store, term_files(project), project)
             self.store.load_quads(self.around)
         else:
             mine = {p.path.resolve() for p in parsed}
-            load_files(self.store, [f for f in source_files(imports=imports) if f.resolve() not in mine])
+            load_files(self.store, [f for f in source_files(project, imports=imports) if f.resolve() not in mine],
+                       project)
         for graph, p in self.graphs.items():
             self.store.load_quads(p.quads, graph=graph)
-        materialise(self.store)
+        materialise(self.store, project.rules_dir)
         self.owner: dict[str, str] = {}  # subject -> the other graph that types it
         self.labels: dict[str, set[str]] = defaultdict(set)
         self.types: dict[str, set[str]] = defaultdict(set)
@@ -93,7 +97,7 @@ class GraphContext:
     def existing_systems(self) -> NameIndex[str] | _StoreSystems:
         """The systems another file defines, by name (what a new system's name must not match)."""
         if self.built is not None:
-            names = self.names or cached_system_names(self.built, project.current().graphs.parent / "cache" / "check")
+            names = self.names or cached_system_names(self.built, cache_folder(self.project.graphs))
             return _StoreSystems(names, set(self.graphs))
         existing: NameIndex[str] = NameIndex()
         system = hpc("System")
@@ -118,10 +122,10 @@ class GraphContext:
     def baseline(self) -> list[Violation]:
         """Violations of what the contribution touches in the built store, without the contribution."""
         store = Store(None)
-        load_files(store, term_files())
+        load_files(store, term_files(self.project), self.project)
         store.load_quads(self.around)
-        materialise(store)
-        return validate(store).violations
+        materialise(store, self.project.rules_dir)
+        return validate(store, project=self.project).violations
 
     def _index(self) -> None:
         for quad in self.store.quads():
@@ -318,6 +322,7 @@ def check_references(context: GraphContext, report: CheckReport) -> set[str]:
     """Every entity the contribution refers to that no file defines, once each, with where to add it and the
     nearest defined entity of its kind; returns them, so the shape violations they cause are not repeated."""
     undefined: set[str] = set()
+    vocab = vocabulary(context.project.ontology_dir)
     for parsed in context.graphs.values():
         properties = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == hpc("property")}
         for quad in parsed.quads:
@@ -326,9 +331,9 @@ def check_references(context: GraphContext, report: CheckReport) -> set[str]:
                     or context.defined(iri):
                 continue
             undefined.add(iri)
-            found = undefined_reference(iri, context.same_kind(iri), predicate=quad.predicate.value,
+            found = undefined_reference(iri, context.same_kind(iri), vocab, predicate=quad.predicate.value,
                                         claim_property=properties.get(quad.subject.value))
-            report.add("undefined-entity", found.message(), fix=found.fix(), file=parsed.display,
+            report.add("undefined-entity", found.message(vocab), fix=found.fix(), file=parsed.display,
                        line=parsed.line_of_iri(iri, statement=False), focus=iri,
                        details={"expected": found.expected, "suggestions": list(found.suggestions)})
     return undefined
@@ -344,10 +349,10 @@ def _check_shapes(context: GraphContext, report: CheckReport, baseline_fn, undef
                     mentioned.setdefault(term.value, parsed)
             if quad.subject.value not in context.owner:
                 defined.add(quad.subject.value)
-    if not any(paths.shapes_dir().glob("*.ttl")):
+    if not any(context.project.shapes_dir.glob("*.ttl")):
         report.notes.append("shapes/ holds no shapes yet, so no SHACL rules were checked.")
         return
-    result = validate(context.store)
+    result = validate(context.store, project=context.project)
     # A redefined entity is reported once, as redefines-entity: the violations it causes follow from it.
     redefined = {p.focus for p in report.problems if p.code == "redefines-entity"}
     # A reference to an undefined entity is reported once, as undefined-entity, not as each rule it breaks.

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths
 from hpckg.datafiles.filecheck import TODO_NS
 from hpckg.errors import InputError, RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import SlugError, is_slug, name_keys, slugify
 from hpckg.namespaces import PREFIXES, entity, hpc
+from hpckg.project import Project
 from hpckg.store import parse_file
 from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
 
@@ -29,15 +29,16 @@ PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys"
                 "sourcekind", "orgtype")
 
 
-def find_entity(rdf_class: str, name: str) -> str | None:
-    """The IRI of an entity of `rdf_class` in data/ttl/ whose slug, label or alias matches `name`."""
+def find_entity(data_dir: Path, rdf_class: str, name: str) -> str | None:
+    """The IRI of an entity of `rdf_class` in the curated data folder `data_dir` (Project.data_dir) whose slug,
+    label or alias matches `name`."""
     wanted = name_keys(name) | {name}
     try:
         wanted.add(slugify(name))
     except SlugError:
         pass  # a name in another script is matched by its keys and its exact text
     typed, names = set(), {}
-    for path in sorted(paths.data_dir().rglob("*.ttl")):
+    for path in sorted(data_dir.rglob("*.ttl")):
         try:
             quads = parse_file(path, format=rdf_format("ttl"))
         except RdfSyntaxError:
@@ -62,18 +63,20 @@ class Accelerators:
     per_node: int | None = None
 
 
-def new_system(name: str, *, operator: str, country: str, out_dir: Path | None = None,
+def new_system(project: Project, name: str, *, operator: str, country: str, out_dir: Path | None = None,
                slug: str | None = None, today: dt.date | None = None, part: str | None = None,
                nodes: int | None = None, per_node: int | None = None, site: str | None = None,
                source_url: str | None = None) -> Path:
-    """Write <out_dir>/<slug>.ttl for a new system and return its path; refuse to overwrite a file.
+    """Write <out_dir>/<slug>.ttl (by default in the project's data folder) for a new system and return its
+    path; refuse to overwrite a file.
 
     The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one.
     With `part` (a part model in data/ttl/, by slug or name), `nodes` and `per_node` the accelerator component
     is written too (its quantity is derived: nodes x per node); with `site` the site claim; with `source_url`
     the source's address. Today's date is the change entry's date, never a claim's as-of date."""
     slug = _system_slug(name, slug)
-    out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "systems"
+    data_dir = project.data_dir
+    out_dir = Path(out_dir) if out_dir is not None else data_dir / "systems"
     target = out_dir / f"{slug}.ttl"
     if target.exists():
         raise InputError(f"{target} already exists; edit it, or choose another name (the file name is the "
@@ -86,11 +89,11 @@ def new_system(name: str, *, operator: str, country: str, out_dir: Path | None =
             raise InputError(f"{flag} {number} is not a positive whole number")
     if (nodes is not None or per_node is not None) and part is None:
         raise InputError("--nodes and --per-node describe the accelerator component: give its part with --part")
-    operator_iri = find_entity(hpc("Organisation"), operator)
-    country_known = find_entity(hpc("Country"), country) is not None
-    accelerators = Accelerators(require_entity(hpc("PartModel"), part, "--part", "part"), nodes, per_node) \
-        if part else None
-    site_iri = require_entity(hpc("Site"), site, "--site", "site") if site else None
+    operator_iri = find_entity(data_dir, hpc("Organisation"), operator)
+    country_known = find_entity(data_dir, hpc("Country"), country) is not None
+    accelerators = Accelerators(require_entity(data_dir, hpc("PartModel"), part, "--part", "part"), nodes,
+                                per_node) if part else None
+    site_iri = require_entity(data_dir, hpc("Site"), site, "--site", "site") if site else None
     if source_url is not None and not source_url.startswith(("https://", "http://")):
         raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
     text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today(),
@@ -135,10 +138,10 @@ def draft_system(name: str, *, operator: str, country: str, known: Callable[[str
     return text
 
 
-def require_entity(rdf_class: str, name: str, flag: str, command: str) -> str:
-    """The IRI of the entity `name` names in data/ttl/, or an error saying how to add it first."""
+def require_entity(data_dir: Path, rdf_class: str, name: str, flag: str, command: str) -> str:
+    """The IRI of the entity `name` names in the data folder `data_dir`, or an error saying how to add it first."""
     classes = (rdf_class, hpc("Datacenter")) if rdf_class == hpc("Site") else (rdf_class,)
-    found = next((iri for iri in (find_entity(c, name) for c in classes) if iri), None)
+    found = next((iri for iri in (find_entity(data_dir, c, name) for c in classes) if iri), None)
     if found is None:
         raise InputError(f"{flag} {name!r} is not in data/ttl/; add it first with `hpckg new {command} ...` "
                          f"(or give the slug of one that is)")

@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hpckg import paths
 from hpckg.claims import shorten
 from hpckg.contribute.scaffold import _escape, claim_block, find_entity, prefix_block, require_entity
 from hpckg.datafiles.placeholders import TODO_NS
 from hpckg.errors import InputError
 from hpckg.names import SlugError, is_slug, slugify
 from hpckg.namespaces import PREFIXES, hpc
+from hpckg.project import Project
 from hpckg.vocabulary import suggestion_text, vocabulary
 
 ENTITY_KINDS = ("part", "site", "organisation", "country", "source")
@@ -30,11 +30,12 @@ class Written:
     appended: bool  # True: added to a shared file; False: a new file
 
 
-def vocabulary_value(value: str | None, prop: str, flag: str) -> str | None:
-    """The concept `value` names in the scheme of `prop` (by notation, such as 'accelerator'), or None."""
+def vocabulary_value(value: str | None, prop: str, flag: str, ontology_dir: Path) -> str | None:
+    """The concept `value` names in the scheme of `prop` in the ontology of `ontology_dir` (by notation, such
+    as 'accelerator'), or None."""
     if value is None:
         return None
-    scheme = vocabulary().scheme_of_value(hpc(prop))
+    scheme = vocabulary(ontology_dir).scheme_of_value(hpc(prop))
     assert scheme is not None, f"hpc:{prop} has no hpc:valueScheme in the ontology"
     for concept in scheme.concepts:
         if value in (concept.notation, concept.iri, shorten(concept.iri)):
@@ -55,10 +56,10 @@ def _slug(name: str, slug: str | None, flag: str = "--slug") -> str:
         raise SlugError(f"cannot make a slug from {name!r}; give one with --slug") from None
 
 
-def _source(source: str | None) -> str:
+def _source(data_dir: Path, source: str | None) -> str:
     if source is None:
         return "todo:source"
-    return "src:" + require_entity(hpc("Source"), source, "--source", "source").rsplit("/", 1)[-1]
+    return "src:" + require_entity(data_dir, hpc("Source"), source, "--source", "source").rsplit("/", 1)[-1]
 
 
 def _append(path: Path, block: str, iri: str) -> Written:
@@ -73,20 +74,21 @@ def _append(path: Path, block: str, iri: str) -> Written:
     return Written(path, iri, appended=True)
 
 
-def _refuse_existing(rdf_class: str, slug: str, what: str) -> None:
-    if find_entity(rdf_class, slug):
+def _refuse_existing(data_dir: Path, rdf_class: str, slug: str, what: str) -> None:
+    if find_entity(data_dir, rdf_class, slug):
         raise InputError(f"{what} {slug!r} is already in data/ttl/; write claims about it instead of a new one")
 
 
-def new_part(name: str, *, slug: str | None = None, maker: str | None = None, category: str | None = None,
-             source: str | None = None) -> Written:
+def new_part(project: Project, name: str, *, slug: str | None = None, maker: str | None = None,
+             category: str | None = None, source: str | None = None) -> Written:
     """Append a part model with its maker and category claims to data/ttl/parts.ttl."""
     slug = _slug(name, slug)
-    _refuse_existing(hpc("PartModel"), slug, "part")
-    maker_value = "orgn:" + require_entity(hpc("Organisation"), maker, "--maker", "organisation").rsplit("/", 1)[-1] \
-        if maker else "todo:maker"
-    category_value = vocabulary_value(category, "partCategory", "--category") or "todo:part-category"
-    cited = _source(source)
+    _refuse_existing(project.data_dir, hpc("PartModel"), slug, "part")
+    maker_value = "orgn:" + require_entity(project.data_dir, hpc("Organisation"), maker, "--maker",
+                                           "organisation").rsplit("/", 1)[-1] if maker else "todo:maker"
+    category_value = (vocabulary_value(category, "partCategory", "--category", project.ontology_dir)
+                      or "todo:part-category")
+    cited = _source(project.data_dir, source)
     block = f"""
 # --- {name}: written by `hpckg new part` ---
 
@@ -95,50 +97,51 @@ part:{slug} a hpc:PartModel ;
     hpc:slug "{slug}" .
 """ + claim_block(f"{slug}-maker", f"part:{slug}", "hpc:maker", maker_value, cited) \
         + claim_block(f"{slug}-category", f"part:{slug}", "hpc:partCategory", category_value, cited)
-    return _append(paths.data_dir() / "parts.ttl", block, f"{PREFIXES['part']}{slug}")
+    return _append(project.data_dir / "parts.ttl", block, f"{PREFIXES['part']}{slug}")
 
 
-def new_organisation(name: str, *, slug: str | None = None, org_type: str | None = None,
+def new_organisation(project: Project, name: str, *, slug: str | None = None, org_type: str | None = None,
                      source: str | None = None) -> Written:
     """Append an organisation with its type claim to data/ttl/organisations.ttl."""
     slug = _slug(name, slug)
-    _refuse_existing(hpc("Organisation"), slug, "organisation")
-    value = vocabulary_value(org_type, "organisationType", "--type") or "todo:org-type"
+    _refuse_existing(project.data_dir, hpc("Organisation"), slug, "organisation")
+    value = vocabulary_value(org_type, "organisationType", "--type", project.ontology_dir) or "todo:org-type"
     block = f"""
 # --- {name}: written by `hpckg new organisation` ---
 
 orgn:{slug} a hpc:Organisation ;
     rdfs:label "{_escape(name)}"@en ;
     hpc:slug "{slug}" .
-""" + claim_block(f"{slug}-type", f"orgn:{slug}", "hpc:organisationType", value, _source(source))
-    return _append(paths.data_dir() / "organisations.ttl", block, f"{PREFIXES['orgn']}{slug}")
+""" + claim_block(f"{slug}-type", f"orgn:{slug}", "hpc:organisationType", value, _source(project.data_dir, source))
+    return _append(project.data_dir / "organisations.ttl", block, f"{PREFIXES['orgn']}{slug}")
 
 
-def new_country(code: str, *, name: str | None = None) -> Written:
+def new_country(project: Project, code: str, *, name: str | None = None) -> Written:
     """Append a country (ISO 3166-1 alpha-2 code) to data/ttl/countries.ttl."""
     code = code.strip().upper()
     if len(code) != 2 or not code.isalpha():
         raise InputError(f"{code!r} is not an ISO 3166-1 alpha-2 code such as GB or US")
-    _refuse_existing(hpc("Country"), code, "country")
+    _refuse_existing(project.data_dir, hpc("Country"), code, "country")
     label = _escape(name) if name else "TODO: the country's name in English"
     block = f'country:{code} a hpc:Country ; rdfs:label "{label}"@en ; skos:notation "{code}" ; hpc:slug "{code}" .\n'
-    return _append(paths.data_dir() / "countries.ttl", block, f"{PREFIXES['country']}{code}")
+    return _append(project.data_dir / "countries.ttl", block, f"{PREFIXES['country']}{code}")
 
 
-def new_source(slug: str, *, url: str | None = None, title: str | None = None, kind: str | None = None,
-               issued: str | None = None, creator: str | None = None) -> Written:
+def new_source(project: Project, slug: str, *, url: str | None = None, title: str | None = None,
+               kind: str | None = None, issued: str | None = None, creator: str | None = None) -> Written:
     """Append a source to data/ttl/sources.ttl."""
     _slug(slug, slug, flag="SLUG")
-    _refuse_existing(hpc("Source"), slug, "source")
+    _refuse_existing(project.data_dir, hpc("Source"), slug, "source")
     if url is not None and not url.startswith(("https://", "http://")):
         raise InputError(f"--url {url!r} is not a web address (https://...)")
     if issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", issued):
         raise InputError(f"--issued {issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
     datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
-    kind_value = vocabulary_value(kind, "sourceKind", "--kind") or "todo:source-kind"
+    kind_value = vocabulary_value(kind, "sourceKind", "--kind", project.ontology_dir) or "todo:source-kind"
     creator_line = ""
     if creator:
-        org = require_entity(hpc("Organisation"), creator, "--creator", "organisation").rsplit("/", 1)[-1]
+        org = require_entity(project.data_dir, hpc("Organisation"), creator, "--creator",
+                             "organisation").rsplit("/", 1)[-1]
         creator_line = f"\n    dcterms:creator orgn:{org} ;"
     issued_text = (f'"{issued}"^^xsd:{datatype[len(issued)]}' if issued
                    else '"TODO: the date the document was published, such as 2024-06-10"')
@@ -152,23 +155,24 @@ src:{slug} a hpc:Source ;
     hpc:sourceKind {kind_value} ;
     hpc:slug "{slug}" .
 """
-    return _append(paths.data_dir() / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
+    return _append(project.data_dir / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
 
 
-def new_site(name: str, *, operator: str, country: str, slug: str | None = None, source: str | None = None,
-             out_dir: Path | None = None) -> Written:
+def new_site(project: Project, name: str, *, operator: str, country: str, slug: str | None = None,
+             source: str | None = None, out_dir: Path | None = None) -> Written:
     """Write data/ttl/sites/<slug>.ttl: the site with its operator and country claims."""
     slug = _slug(name, slug)
-    out_dir = Path(out_dir) if out_dir is not None else paths.data_dir() / "sites"
+    out_dir = Path(out_dir) if out_dir is not None else project.data_dir / "sites"
     target = out_dir / f"{slug}.ttl"
     if target.exists():
         raise InputError(f"{target} already exists; edit it, or give another --slug")
-    org = "orgn:" + require_entity(hpc("Organisation"), operator, "--operator", "organisation").rsplit("/", 1)[-1]
+    org = "orgn:" + require_entity(project.data_dir, hpc("Organisation"), operator, "--operator",
+                                   "organisation").rsplit("/", 1)[-1]
     code = country.strip().upper()
-    if find_entity(hpc("Country"), code) is None:
+    if find_entity(project.data_dir, hpc("Country"), code) is None:
         raise InputError(f"--country {code!r} is not in data/ttl/countries.ttl; add it first with "
                          f"`hpckg new country {code} --name ...`")
-    cited = _source(source)
+    cited = _source(project.data_dir, source)
     text = f"""# {name}: written by `hpckg new site`. Replace every TODO; `hpckg check` says what may replace each.
 {prefix_block(("hpc", "rdfs", "skos", "xsd", "prov", "site", "orgn", "src", "claim", "country", "tier", "basis",
                "rank"))}

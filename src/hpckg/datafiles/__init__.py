@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import project
 from hpckg.claims import shorten
 from hpckg.datafiles.filecheck import ParsedFile, check_file
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.namespaces import hpc
+from hpckg.project import Project
 from hpckg.store import parse_file
 from hpckg.terms import RDF_TYPE
 
@@ -41,29 +41,28 @@ class DataFileRulesFailed(InputError):
                          + "\n".join(f"  {p.location()}: [{p.code}] {p.message}; {p.fix}" for p in report.errors))
 
 
-def owners_of_terms() -> dict[str, str]:
-    """Every subject the ontology and shapes type, with the file that types it."""
-    here = project.current()
+def owners_of_terms(project: Project) -> dict[str, str]:
+    """Every subject the project's ontology and shapes type, with the file that types it."""
     owners: dict[str, str] = {}
-    for folder in (here.ontology_dir, here.shapes_dir):
+    for folder in (project.ontology_dir, project.shapes_dir):
         for path in sorted(folder.glob("*.ttl")):
-            name = here.relative_name(path)
+            name = project.relative_name(path)
             for quad in parse_file(path):
                 if quad.predicate.value == RDF_TYPE and isinstance(quad.subject, ox.NamedNode):
                     owners.setdefault(quad.subject.value, name)
     return owners
 
 
-def check_data_files(files: Iterable[Path]) -> CheckReport:
-    """File-level rules on each file, then ownership across all of them."""
+def check_data_files(files: Iterable[Path], project: Project) -> CheckReport:
+    """File-level rules on each file of the project, then ownership across all of them."""
     files = list(files)
     report = CheckReport(files=[str(f) for f in files])
     parsed: list[ParsedFile] = []
     for path in files:
-        result = check_file(path, report)
+        result = check_file(path, report, project)
         if result is not None:
             parsed.append(result)
-    owners = owners_of_terms()
+    owners = owners_of_terms(project)
     for item in parsed:
         for quad in item.quads:
             if quad.predicate.value == RDF_TYPE and isinstance(quad.subject, ox.NamedNode):
@@ -84,8 +83,8 @@ def check_data_files(files: Iterable[Path]) -> CheckReport:
     return report
 
 
-def enforce(files: Iterable[Path]) -> None:
-    """Raise DataFileRulesFailed when any file breaks a rule; warnings do not stop a build."""
-    report = check_data_files(files)
+def enforce(files: Iterable[Path], project: Project) -> None:
+    """Raise DataFileRulesFailed when any file of the project breaks a rule; warnings do not stop a build."""
+    report = check_data_files(files, project)
     if report.errors:
         raise DataFileRulesFailed(report)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg import paths, project
 from hpckg.claims import find_iri, shorten
 from hpckg.datafiles.placeholders import TODO_NS, check_placeholders
 from hpckg.datafiles.report import CheckReport
@@ -21,10 +21,10 @@ from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
 from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, entity, hpc
-from hpckg.project import FileRefused, read_file
+from hpckg.project import FileRefused, Project, read_file
 from hpckg.store import parse_rdf
 from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
-from hpckg.vocabulary import suggestion_text
+from hpckg.vocabulary import suggestion_text, vocabulary
 
 # One system's file is a few tens of kilobytes; anything this big is not a hand-written contribution.
 MAX_BYTES = 2_000_000
@@ -86,31 +86,32 @@ class ParsedFile:
         return None
 
 
-@lru_cache(maxsize=1)
-def defined_terms() -> frozenset[str]:
-    """Every IRI the ontology and vocabularies define (subjects of ontology/*.ttl)."""
+@lru_cache(maxsize=4)
+def defined_terms(ontology_dir: Path) -> frozenset[str]:
+    """Every IRI the ontology and vocabularies in `ontology_dir` define (subjects of its *.ttl)."""
     terms: set[str] = set()
-    for path in sorted(paths.ontology_dir().glob("*.ttl")):
+    for path in sorted(ontology_dir.glob("*.ttl")):
         for quad in parse_rdf(path.read_bytes(), format=rdf_format("ttl"), path=str(path)):
             if isinstance(quad.subject, ox.NamedNode):
                 terms.add(quad.subject.value)
     return frozenset(terms)
 
 
-def check_file(path: Path, report: CheckReport) -> ParsedFile | None:
-    """Every file-level rule on one file: read and parse it, then its directives, name and terms. None when
-    it could not be read or parsed (the problem is in the report)."""
-    parsed = read_and_parse(path, report)
+def check_file(path: Path, report: CheckReport, project: Project) -> ParsedFile | None:
+    """Every file-level rule on one file of the project: read and parse it, then its directives, name and
+    terms. None when it could not be read or parsed (the problem is in the report)."""
+    parsed = read_and_parse(path, report, project.root)
     if parsed is not None:
         check_directives(parsed, report)
-        check_file_name(parsed, report)
-        check_terms(parsed, report)
+        check_file_name(parsed, report, project.data)
+        check_terms(parsed, report, project.ontology_dir)
     return parsed
 
 
-def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
-    """Stage one: the path is a regular Turtle file of sensible size, UTF-8 without a BOM, and parses. None
-    when it does not (the problem is in the report)."""
+def read_and_parse(path: Path, report: CheckReport, root: Path) -> ParsedFile | None:
+    """Stage one: the path is a regular Turtle file of sensible size, UTF-8 without a BOM, and parses (a
+    symlink only to a file inside the project root `root`). None when it does not (the problem is in the
+    report)."""
     display = str(path)
     if path.suffix.lower() != ".ttl":
         report.add("not-turtle", f"{display} is not a .ttl file; contributions are Turtle",
@@ -121,10 +122,9 @@ def read_and_parse(path: Path, report: CheckReport) -> ParsedFile | None:
                    "so this file would be reviewed here and then silently left out",
                    fix=f"rename it to {path.stem}.ttl", file=display)
         return None
-    here = project.current()
     try:
         # A symlink is followed only to a file inside the project.
-        data = read_file(path, limit=MAX_BYTES, inside=here.root if path.is_symlink() else None)
+        data = read_file(path, limit=MAX_BYTES, inside=root if path.is_symlink() else None)
     except FileRefused as error:
         code = "file-too-large" if "larger than" in error.reason else "not-a-file"
         fix = ("split the data into one file per system under data/ttl/systems/" if code == "file-too-large"
@@ -242,11 +242,11 @@ def check_directives(parsed: ParsedFile, report: CheckReport) -> None:
                        file=parsed.display, line=parsed.line_of_text("imports"), focus=str(quad.object.value))
 
 
-def check_file_name(parsed: ParsedFile, report: CheckReport) -> None:
-    """A file under a data folder's systems/ is named after the system it defines: <slug>.ttl."""
-    here = project.current()
+def check_file_name(parsed: ParsedFile, report: CheckReport, data_folders: Iterable[Path]) -> None:
+    """A file under a data folder's systems/ (of `data_folders`, Project.data) is named after the system it
+    defines: <slug>.ttl."""
     folder = parsed.path.absolute().parent
-    if not any(folder == (data / "systems").absolute() for data in here.data):
+    if not any(folder == (data / "systems").absolute() for data in data_folders):
         return
     slugs = sorted({q.object.value for q in parsed.quads if q.predicate.value == HPC_SLUG
                     and (q.subject, ox.NamedNode(RDF_TYPE), ox.NamedNode(hpc("System"))) in _typed(parsed)})
@@ -260,8 +260,9 @@ def _typed(parsed: ParsedFile) -> set[tuple]:
     return {(q.subject, q.predicate, q.object) for q in parsed.quads if q.predicate.value == RDF_TYPE}
 
 
-def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
-    """Lists, blank nodes, literals, ontology terms, IRI conventions and placeholders."""
+def check_terms(parsed: ParsedFile, report: CheckReport, ontology_dir: Path) -> None:
+    """Lists, blank nodes, literals, ontology terms (of the ontology in `ontology_dir`), IRI conventions and
+    placeholders."""
     seen: set[tuple[str, str]] = set()
 
     def once(code: str, key: str) -> bool:
@@ -307,7 +308,7 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
     slugs = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == HPC_SLUG}
     abouts = {q.subject.value: q.object.value for q in parsed.quads
               if q.predicate.value == HPC_ABOUT and isinstance(q.object, ox.NamedNode)}
-    terms = defined_terms()
+    terms = defined_terms(ontology_dir)
     for quad in parsed.quads:
         for term in (quad.subject, quad.predicate, quad.object):
             if isinstance(term, ox.Literal):
@@ -339,7 +340,7 @@ def check_terms(parsed: ParsedFile, report: CheckReport) -> None:
                         report.add("iri-convention", problem, file=parsed.display, focus=iri,
                                    line=parsed.line_of_iri(iri, statement=False),
                                    fix="see 'IRIs and slugs' in CONTRIBUTING.md")
-    check_placeholders(parsed, report)
+    check_placeholders(parsed, report, vocabulary(ontology_dir))
 
 
 def _iri_problem(iri: str, slug_literal: str | None, about: str | None) -> str | None:

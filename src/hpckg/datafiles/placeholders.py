@@ -13,7 +13,7 @@ from hpckg.claims import shorten
 from hpckg.datafiles.report import CheckReport
 from hpckg.namespaces import ID, hpc
 from hpckg.terms import DCTERMS_CREATOR, DCTERMS_PUBLISHER, PROV_HAD_PRIMARY_SOURCE, SCHEMA_URL
-from hpckg.vocabulary import Vocabulary, vocabulary
+from hpckg.vocabulary import Vocabulary
 
 TODO_NS = ID + "todo/"
 HPC_PROPERTY = hpc("property")
@@ -41,9 +41,9 @@ def is_placeholder(term: ox.Term) -> bool:
     return isinstance(term, ox.Literal) and term.value.startswith("TODO")
 
 
-def check_placeholders(parsed, report: CheckReport) -> None:
-    """One `placeholder` problem per occurrence, each with the allowed values or the expected entity."""
-    vocab = vocabulary()
+def check_placeholders(parsed, report: CheckReport, vocab: Vocabulary) -> None:
+    """One `placeholder` problem per occurrence, each with the allowed values (of the ontology `vocab`) or the
+    expected entity."""
     properties = {q.subject.value: q.object.value for q in parsed.quads if q.predicate.value == HPC_PROPERTY}
     used_lines: set[tuple[int | None, str]] = set()
     quads = sorted((q for q in parsed.quads if is_placeholder(q.object)),

@@ -20,9 +20,10 @@ A new source is one new module in this package and one row in IMPORTERS. The mod
                         Systems and claims by tier are counted from the quads; the importer counts nothing
                         else.
     USES_REFERENCE: bool                              (optional, default False)
-                        True when read() maps names to curated entities through hpckg.reference; the
-                        reference data's digest is then recorded with the graph, and a change to it redoes
-                        the import as a changed file does
+                        True when read() maps names to curated entities through hpckg.reference: it then
+                        takes a keyword `names`, the project's Reference (Reference.of_project), and the
+                        reference data's digest is recorded with the graph, so a change to it redoes the
+                        import as a changed file does
     REPORTS_PROBLEMS: bool                            (optional, default False)
                         True when read() takes a keyword `report`, a function it calls with one line per
                         cell it could not use ("gpu_clusters.csv row 12 (line 14), column 'Country': ...")

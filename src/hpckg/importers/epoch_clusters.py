@@ -225,7 +225,7 @@ class Organisations:
         return entity("org", slug)
 
 
-def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox.Quad]:
+def read(path: Path, graph: str, *, names: Names, report: Report | None = None) -> Iterator[ox.Quad]:
     report = report or (lambda message: None)
     table = rows(path)
     retrieved = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date()
@@ -239,7 +239,7 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
     by_name: dict[str, list[str]] = {}
     for row in table:
         by_name.setdefault(row["Name"], []).append(slugs[row.number])
-    context = Context(path, graph, retrieved, slugs, by_name, Organisations(Names.of_project(), graph))
+    context = Context(path, graph, retrieved, slugs, by_name, Organisations(names, graph))
     log = current_log()
     for row in table:
         log.row()

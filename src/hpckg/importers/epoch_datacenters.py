@@ -142,7 +142,7 @@ def country_of(address: str, names: Names) -> str | None:
     return names.find("country", "US") if US_ADDRESS.search(address) else None
 
 
-def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox.Quad]:
+def read(path: Path, graph: str, *, names: Names, report: Report | None = None) -> Iterator[ox.Quad]:
     report = report or (lambda message: None)
     retrieved = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date()
     # orgn:epoch-ai is defined in data/ttl/organisations.ttl (one definition, not one per graph).
@@ -153,7 +153,6 @@ def read(path: Path, graph: str, *, report: Report | None = None) -> Iterator[ox
                   ox.NamedNode(LICENCE), ox.NamedNode(graph))
     timeline = graph_key(path) == "data-center-timelines"
     required = TIMELINE_COLUMNS if timeline else CENTERS_COLUMNS
-    names = Names.of_project()
     declared: set[str] = set()
     dated: set[tuple[str, str]] = set()  # (data center, Date) pairs seen: a second row of one date is its own claim
     log = current_log()

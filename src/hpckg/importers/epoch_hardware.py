@@ -90,7 +90,7 @@ def rows(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         yield line, cells
 
 
-def read(path: Path, graph: str) -> Iterator[ox.Quad]:
+def read(path: Path, graph: str, *, names: Names) -> Iterator[ox.Quad]:
     # orgn:epoch-ai is defined in data/ttl/organisations.ttl (one definition, not one per graph).
     yield from source_quads(SOURCE, title="Data on Machine Learning Hardware", kind="dataset-release",
                             url="https://epoch.ai/data/machine-learning-hardware", publisher=PUBLISHER,
@@ -101,14 +101,15 @@ def read(path: Path, graph: str) -> Iterator[ox.Quad]:
     log = current_log()
     for line, row in rows(path):
         log.row()
-        quads = list(row_quads(row, f"{path.name} line {line}", graph, makers))
+        quads = list(row_quads(row, f"{path.name} line {line}", graph, makers, names))
         if not quads:  # row_quads states nothing only for a row without a usable name
             log.skip(line, "Hardware name", "no usable name, so no part model to state anything about")
         yield from quads
 
 
-def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> Iterator[ox.Quad]:
-    """One row: the part model, its maker (once per import) and a claim per filled cell."""
+def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str], names: Names) -> Iterator[ox.Quad]:
+    """One row: the part model, its maker (once per import; named through the curated `names`) and a claim
+    per filled cell."""
     name = row["Hardware name"].strip()
     try:
         slug = part_slug(name)
@@ -125,7 +126,7 @@ def row_quads(row: dict[str, str], note: str, graph: str, makers: set[str]) -> I
     maker = row["Manufacturer"].strip()
     if maker:
         # A maker the curated files define (NVIDIA, Intel...) is named, not restated here.
-        known = Names.of_project().find("org", maker)
+        known = names.find("org", maker)
         if known is None:
             maker_slug = slugify(maker)
             known = entity("org", maker_slug)

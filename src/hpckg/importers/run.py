@@ -37,7 +37,7 @@ from hpckg.errors import InputError
 from hpckg.importers import importer
 from hpckg.machinegraphs import graph_file, read_header, write_graph
 from hpckg.namespaces import GRAPH, entity, hpc, software_slug
-from hpckg.project import sha256_of
+from hpckg.project import Project, sha256_of
 from hpckg.reference import Reference
 from hpckg.terms import TIER
 
@@ -286,9 +286,9 @@ def code_digest(module_name: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def expected_header(name: str, path: Path) -> tuple[str, dict[str, str]]:
+def expected_header(name: str, path: Path, project: Project) -> tuple[str, dict[str, str]]:
     """The file's SHA-256 and the header its graph carries when it is up to date with the file, the
-    importer's code and (for importers that use them) the curated names."""
+    importer's code and (for importers that use them) the project's curated names."""
     module = importer(name)
     try:
         sha = sha256_of(path)
@@ -298,23 +298,24 @@ def expected_header(name: str, path: Path) -> tuple[str, dict[str, str]]:
     header = {"sha256": sha, "hpckg": __version__, "importer": code_digest(module.__name__)}
     if getattr(module, "USES_REFERENCE", False):
         # The graph depends on the curated names too (hpckg.reference): a new alias redoes it.
-        header["reference"] = Reference.of_project().digest
+        header["reference"] = Reference.of_project(project).digest
     return sha, header
 
 
-def is_up_to_date(name: str, path: Path) -> bool:
-    """Whether importing the file would change nothing (reads one line of its graph file)."""
-    recorded = read_header(graph_file("import", name, importer(name).graph_key(path)))
-    return all(recorded.get(key) == value for key, value in expected_header(name, path)[1].items())
+def is_up_to_date(name: str, path: Path, project: Project) -> bool:
+    """Whether importing the file into the project would change nothing (reads one line of its graph file)."""
+    recorded = read_header(graph_file(project.graphs, "import", name, importer(name).graph_key(path)))
+    return all(recorded.get(key) == value for key, value in expected_header(name, path, project)[1].items())
 
 
-def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None = None) -> ImportResult:
-    """Import one file into its graph, or nothing when its graph is up to date. An InputError from the
-    importer (an unusable file) leaves the previous graph file as it was."""
+def import_file(name: str, path: Path, project: Project, *,
+                on_row: Callable[[int], None] | None = None) -> ImportResult:
+    """Import one file into its graph in the project's graphs folder, or nothing when its graph is up to
+    date. An InputError from the importer (an unusable file) leaves the previous graph file as it was."""
     module = importer(name)
     key = module.graph_key(path)
-    graph, target = graph_iri(name, key), graph_file("import", name, key)
-    sha, header = expected_header(name, path)
+    graph, target = graph_iri(name, key), graph_file(project.graphs, "import", name, key)
+    sha, header = expected_header(name, path, project)
     recorded = read_header(target)
     if all(recorded.get(key) == value for key, value in header.items()):
         return ImportResult(path, graph, target, UNCHANGED, **_counts_from_header(recorded))
@@ -322,7 +323,9 @@ def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None =
     started = dt.datetime.now(dt.UTC)
     problems: list[str] = []
     # Importers that report unusable cells (the row goes on) take a `report` callback.
-    report = {"report": problems.append} if getattr(module, "REPORTS_PROBLEMS", False) else {}
+    report: dict[str, object] = {"report": problems.append} if getattr(module, "REPORTS_PROBLEMS", False) else {}
+    if getattr(module, "USES_REFERENCE", False):
+        report["names"] = Reference.of_project(project)
     shared = ox.NamedNode(shared_graph_iri(name))
     quads, shared_quads = [], []
     with logging_to(ImportLog(path, on_row=on_row)) as log:
@@ -335,7 +338,7 @@ def import_file(name: str, path: Path, *, on_row: Callable[[int], None] | None =
     header |= _counts_header(rows, systems, tiers, len(log.skipped))
     # What this file states that other files state too goes into its part of the shared graph (written
     # first: a graph file whose header says "done" has its part beside it).
-    part = shared_part_file(name, key)
+    part = shared_part_file(project.graphs, name, key)
     if shared_quads:
         write_graph(part, shared_quads, header, title=f"import {name} shared part")
     else:
@@ -357,15 +360,15 @@ def shared_graph_iri(name: str) -> str:
     return f"{GRAPH}import/{name}/shared"
 
 
-def shared_part_file(name: str, key: str) -> Path:
-    return graph_file("import", name, "parts", key).with_suffix(".part.nq")
+def shared_part_file(graphs: Path, name: str, key: str) -> Path:
+    return graph_file(graphs, "import", name, "parts", key).with_suffix(".part.nq")
 
 
-def write_shared_graph(name: str) -> Path | None:
+def write_shared_graph(name: str, graphs: Path) -> Path | None:
     """The importer's shared graph: the union of its files' parts, each triple once (an Oxigraph store
     deduplicates), with the parts' digests in its header. Removed when no part is left. Run after each
     import of the importer's files (import_files, hpckg.importers.sources.import_planned)."""
-    target = graph_file("import", name, "shared")
+    target = graph_file(graphs, "import", name, "shared")
     parts = sorted(target.parent.joinpath("parts").glob("*.part.nq"))
     if not parts:
         target.unlink(missing_ok=True)
@@ -403,10 +406,11 @@ def check_keys(name: str, files: Iterable[Path]) -> None:
         keys[key] = path
 
 
-def import_files(name: str, inputs: Iterable[Path]) -> list[ImportResult]:
-    """Import every file (folders expanded by the importer's patterns); each is its own graph."""
+def import_files(name: str, inputs: Iterable[Path], project: Project) -> list[ImportResult]:
+    """Import every file (folders expanded by the importer's patterns) into the project; each is its own
+    graph."""
     files = expand(name, inputs)
     check_keys(name, files)
-    results = [import_file(name, path) for path in files]
-    write_shared_graph(name)
+    results = [import_file(name, path, project) for path in files]
+    write_shared_graph(name, project.graphs)
     return results

@@ -89,11 +89,11 @@ def plan(here: Project, names: Iterable[str] | None = None) -> SourcePlan:
 FileStarted = Callable[[str, Path], Callable[[int], None] | None]
 
 
-def import_planned(planned: SourcePlan, *, started: FileStarted | None = None,
+def import_planned(planned: SourcePlan, project: Project, *, started: FileStarted | None = None,
                    finished: Callable[[ImportResult], None] | None = None,
                    workers: int | None = None) -> list[ImportResult]:
-    """Import every planned file (unchanged files are no-ops). `started(importer, file)` may return a
-    function told the running row count; `finished(result)` is told each file's result. An unusable file
+    """Import every planned file into the project (unchanged files are no-ops). `started(importer, file)` may
+    return a function told the running row count; `finished(result)` is told each file's result. An unusable file
     raises InputError: its own graph stays as it was (files imported before it stay imported).
 
     Files that need work are imported by `workers` processes at once (default: one per CPU), each file on
@@ -101,17 +101,16 @@ def import_planned(planned: SourcePlan, *, started: FileStarted | None = None,
     one file to do, or one worker, it runs here, with row-by-row progress."""
     workers = workers or os.cpu_count() or 1
     todo = [(name, path) for name, files in planned.files.items() for path in files
-            if not is_up_to_date(name, path)]
+            if not is_up_to_date(name, path, project)]
     results: dict[tuple[str, Path], ImportResult] = {}
     if workers > 1 and len(todo) > 1:
-        # fork: the workers inherit the project the parent chose (--root, $HPCKG_ROOT, the working folder).
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
             futures = {}
             for name, path in todo:
                 if started:
                     started(name, path)
-                futures[pool.submit(import_file, name, path)] = (name, path)
+                futures[pool.submit(import_file, name, path, project)] = (name, path)
             # Told in the plan's order, each as soon as it and every file before it are done: the report
             # reads the same on every run, whichever worker finishes first.
             told = 0
@@ -125,8 +124,8 @@ def import_planned(planned: SourcePlan, *, started: FileStarted | None = None,
         for path in files:
             if (name, path) not in results:
                 on_row = started(name, path) if started else None
-                result = results[(name, path)] = import_file(name, path, on_row=on_row)
+                result = results[(name, path)] = import_file(name, path, project, on_row=on_row)
                 if finished:
                     finished(result)
-        write_shared_graph(name)
+        write_shared_graph(name, project.graphs)
     return [results[(name, path)] for name, files in planned.files.items() for path in files]

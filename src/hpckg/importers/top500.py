@@ -159,7 +159,7 @@ def merge_twins(xml: Entry, sheet: Entry, *, row: int | None = None) -> Entry:
 REPORTS_PROBLEMS = True  # read() takes report=: cells it could not use (the row goes on)
 
 
-def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
+def read(path: Path, graph: str, *, names: Names, report=None) -> Iterator[ox.Quad]:
     edition = edition_of(path)
     year, month = (int(part) for part in edition.split("-"))
     when = YearMonth(year, month)
@@ -172,7 +172,7 @@ def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
     yield from source_quads(source, title=f"TOP500 list, {edition_label(edition)}", kind="dataset-release",
                             url=f"https://top500.org/lists/top500/{year}/{month:02d}/", publisher=PUBLISHER,
                             issued=when, graph=graph)
-    context = EditionContext(path, edition, source, when, graph)
+    context = EditionContext(path, edition, source, when, graph, names)
     log = current_log()
     for entry in merged_entries(path):
         log.row()
@@ -184,13 +184,13 @@ def read(path: Path, graph: str, *, report=None) -> Iterator[ox.Quad]:
 class EditionContext:
     """What every entry of one edition file shares, and the entities it has already written."""
 
-    def __init__(self, path: Path, edition: str, source: str, when: YearMonth, graph: str):
+    def __init__(self, path: Path, edition: str, source: str, when: YearMonth, graph: str, names: Names):
         self.path, self.edition, self.source, self.when, self.graph = path, edition, source, when, graph
         # Entities and repeated claims go to the importer's shared graph; this edition's graph holds its
         # own figures and its attestation (source, edition, reference) of each repeated claim.
         self.shared = shared_graph_iri("top500")
         self.date = dt.date(when.year, when.month, 1)
-        self.names = Names.of_project()
+        self.names = names
         self.identities = identities_for(path)
         self.row_word = "site" if path.suffix.lower() == ".xml" else "row"
         self.written: set[str] = set()  # entity IRIs already written into this graph

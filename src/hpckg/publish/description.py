@@ -22,7 +22,7 @@ from hpckg import __version__
 from hpckg.claims import shorten
 from hpckg.formats import RDF_FORMATS, RdfFormatInfo
 from hpckg.namespaces import BASE, ID, META_GRAPH, ONTOLOGY, PREFIXES, THIS_DATASET
-from hpckg.publish.settings import PublisherSettings, publisher_settings
+from hpckg.publish.settings import PublisherSettings
 from hpckg.store import AnyStore
 from hpckg.terms import DCTERMS, PROV, RDF_TYPE, SKOS, XSD_DATE_TIME, XSD_INTEGER
 
@@ -185,15 +185,15 @@ def imported_sources(store: AnyStore) -> list[ImportedSource]:
     return sources
 
 
-def describe(store: AnyStore, *, endpoint: str | None = None, dumps: Iterable[Dump] | None = None,
-             settings: PublisherSettings | None = None, version: str | None = None,
+def describe(store: AnyStore, *, settings: PublisherSettings, endpoint: str | None = None,
+             dumps: Iterable[Dump] | None = None, version: str | None = None,
              modified: str | None = None) -> list[ox.Triple]:
     """The VoID + DCAT-AP description of everything in the store except the meta graph itself.
 
-    `settings` default to the project's `[publisher]` table, `dumps` to the site's current export;
+    `settings`: the project's `[publisher]` table (publisher_settings); `dumps` default to the site's current
+    export;
     `modified` (an xsd:dateTime, default now) is fixed by a release so that describing the same graph twice
     gives the same triples."""
-    settings = settings or publisher_settings()
     dumps = list(dumps) if dumps is not None else site_dumps(settings)
     modified = modified or dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     triples = _void(store, endpoint, dumps)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, fields
 
-from hpckg import project
 from hpckg.errors import InputError
 
 PUBLISHER_TYPES = ("Academia-ScientificOrganisation", "Company", "IndustryConsortium", "LocalAuthority",
@@ -45,10 +44,8 @@ class PublisherSettings:
         return self.site.rstrip("/") + "/" + path.lstrip("/")
 
 
-def publisher_settings(table: dict[str, str] | None = None) -> PublisherSettings:
-    """The settings of a `[publisher]` table (the current project's when none is given)."""
-    if table is None:
-        table = project.current().publisher
+def publisher_settings(table: dict[str, str]) -> PublisherSettings:
+    """The settings of a `[publisher]` table (a project's: Project.publisher)."""
     known = {f.name for f in fields(PublisherSettings)}
     unknown = set(table) - known
     if unknown:

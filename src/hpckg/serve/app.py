@@ -52,6 +52,7 @@ from starlette.types import Receive, Scope, Send
 from hpckg.errors import HpckgError, InputError, StoreError, UnknownNameError
 from hpckg.formats import RDF_FORMATS, rdf_format_for_media_type
 from hpckg.namespaces import BASE, ENTITY_KINDS
+from hpckg.project import Project
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
@@ -126,6 +127,7 @@ SPARQL_METHODS = ("GET", "HEAD", "POST")
 
 @dataclass
 class Settings:
+    project: Project  # the project served: its canned queries, ontology, shapes and publisher settings
     store_path: Path | str  # the embedded store's path, or a SPARQL server's query URL
     timeout: float = 30.0
     max_results: int = 10_000
@@ -217,7 +219,7 @@ class Service:
             self._close_store()
             raise
         store_path = Path(settings.store_path)
-        self.publication = Publication(publisher_settings(),
+        self.publication = Publication(publisher_settings(settings.project.publisher),
                                        settings.dumps_dir or store_path.with_name(store_path.name + ".dumps"),
                                        settings.releases_dir)
         self.limiter = RateLimiter(settings.rate_limit)
@@ -299,7 +301,7 @@ class Service:
 
     def _prepare(self, views: Views) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
-        prepared = Prepared(views, lambda: self.pool.generation)
+        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project)
         prepared.start()
         return prepared
 
@@ -355,7 +357,7 @@ class Service:
             del old
 
     def canned(self) -> dict[str, CannedQuery]:
-        return {q.name: q for q in canned_queries()}
+        return {q.name: q for q in canned_queries(self.settings.project)}
 
     def close(self) -> None:
         """Stop the query workers and close the store; safe to call more than once."""
@@ -704,7 +706,7 @@ class Routes:
                 results = self.results_html(client, query)
             except HttpError as error:
                 results, status = error_box(error), error.status
-        warnings = undefined_terms(query) if query.strip() else []
+        warnings = undefined_terms(query, self.service.settings.project.ontology_dir) if query.strip() else []
         return html_response(views.editor(query, results, list(self.service.canned().values()), warnings), status)
 
     def results_html(self, client: str, query: str) -> str:
@@ -724,7 +726,7 @@ class Routes:
 
     @guarded
     def vocab(self, request: Request) -> Response:
-        return html_response(self.service.views.vocab())
+        return html_response(self.service.views.vocab(self.service.settings.project.ontology_dir))
 
     @guarded
     def editor(self, request: Request) -> Response:

@@ -262,8 +262,8 @@ class ContributePage:
         if not self.running.acquire(timeout=WAIT_SECONDS):
             raise Refused(503, "busy", "another check is running; try again in a moment", 5)
         try:
-            report, context = check_draft(outcome.turtle.encode("utf-8"), store, name=DRAFT_NAME,
-                                          names=self.names(store), limit=MAX_AROUND)
+            report, context = check_draft(outcome.turtle.encode("utf-8"), store, service.settings.project,
+                                          name=DRAFT_NAME, names=self.names(store), limit=MAX_AROUND)
             outcome.report = report
             if context is not None:
                 outcome.pages = previews(context.store, defined_entities(report), service.settings.base_iri)

@@ -13,7 +13,6 @@ computed again after an update.
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 import threading
@@ -21,6 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from hpckg.project import Project
 from hpckg.query import canned_query, format_result
 from hpckg.serve import analytics, charts, editions, lists, urls, void
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
@@ -34,8 +34,9 @@ EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 M
 class Prepared:
     """One generation's precomputed figures, keyed by (what, update revision)."""
 
-    def __init__(self, views, revision: Callable[[], int]):
+    def __init__(self, views, revision: Callable[[], int], project: Project):
         self.views = views
+        self.project = project  # whose canned queries the charts and lists run
         self.store = views.store
         self.revision = revision
         self._values: OrderedDict[tuple, object] = OrderedDict()
@@ -79,7 +80,7 @@ class Prepared:
         """The charts page's charts drawn (SVG), with the tier switch's choice: the TOP500's over its editions
         and Epoch AI's accelerators over time. Each links to the canned query whose answer it draws."""
         def editor(name: str) -> str:
-            return urls.query_editor(canned_query(name).bind())
+            return urls.query_editor(canned_query(self.project, name).bind())
 
         def draw() -> tuple[list[charts.Chart], list[charts.Chart]]:
             figures = self.top500_figures()
@@ -101,7 +102,7 @@ class Prepared:
         """A canned query's rows (its defaults bound), run here on the page store: for a list whose query is
         too slow to run on a visitor's request (epoch-clusters-list, 18 s on the full graph)."""
         def run() -> list[dict[str, object]]:
-            text = canned_query(name).bind()
+            text = canned_query(self.project, name).bind()
             return lists.rows_from_results(json.loads(format_result(self.store.query(text, prefixes=False), "json")))
         return self.get(f"canned:{name}", run)  # type: ignore[return-value]
 
@@ -113,9 +114,7 @@ class Prepared:
 
     def start(self) -> None:
         """Compute everything in a background thread (daemon: a closing server does not wait for it)."""
-        # In this context's project (hpckg.project.current): a new thread would otherwise start with none.
-        context = contextvars.copy_context()
-        self._thread = threading.Thread(target=context.run, args=(self.warm,), name="hpckg-precompute", daemon=True)
+        self._thread = threading.Thread(target=self.warm, name="hpckg-precompute", daemon=True)
         self._thread.start()
 
     def warm(self) -> None:

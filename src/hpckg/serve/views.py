@@ -37,6 +37,8 @@ from hpckg.serve.sparql import json_term_text
 from hpckg.values import Iri
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hpckg.store import GraphStore
 
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",
@@ -309,10 +311,11 @@ class Views:
     def lists_index(self, editions: list[dict[str, object]]) -> Html:
         return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
 
-    def vocab(self) -> Html:
+    def vocab(self, ontology_dir: Path) -> Html:
+        """The properties and vocabularies of the ontology in `ontology_dir` (the project's)."""
         from hpckg.vocabulary import reference
 
-        return Html("Properties and vocabularies", "vocab.html", {"reference": reference()})
+        return Html("Properties and vocabularies", "vocab.html", {"reference": reference(ontology_dir)})
 
     def error(self, status: int, code: str, message: str) -> Html:
         return Html(f"Error {status}", "error.html", {"status": status, "code": code, "message": message})

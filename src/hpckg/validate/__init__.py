@@ -15,27 +15,32 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hpckg.errors import RdfSyntaxError, UnknownNameError
+from hpckg.project import Project
 from hpckg.store import AnyStore, parse_file
 from hpckg.validate.explain import explain_undefined
 from hpckg.validate.report import ValidationReport, Violation
+from hpckg.vocabulary import vocabulary
 
 ENGINES = ("fast", "pyshacl")
 
 
-def validate(store: AnyStore, engine: str = "fast", *, shapes_dir: Path | None = None) -> ValidationReport:
-    """Validate everything in the store (ontology, data, derived facts) with the named engine."""
+def validate(store: AnyStore, engine: str = "fast", *, project: Project,
+             shapes_dir: Path | None = None) -> ValidationReport:
+    """Validate everything in the store (ontology, data, derived facts) with the named engine, against the
+    project's shapes (or those in `shapes_dir`); results are located in the project's files."""
+    where = {"shapes_dir": shapes_dir or project.shapes_dir, "root": project.root}
     # The engines are imported on use: pySHACL takes a second to import and most runs never need it.
     if engine == "fast":
         from hpckg.validate import sparql_engine
 
-        report = sparql_engine.validate_store(store, shapes_dir=shapes_dir)
+        report = sparql_engine.validate_store(store, **where)
     elif engine == "pyshacl":
         from hpckg.validate import pyshacl_engine
 
-        report = pyshacl_engine.validate_store(store, shapes_dir=shapes_dir)
+        report = pyshacl_engine.validate_store(store, **where)
     else:
         raise UnknownNameError(f"unknown validation engine {engine!r}; valid engines: {', '.join(ENGINES)}")
-    explain_undefined(report.violations, store)
+    explain_undefined(report.violations, store, vocabulary(project.ontology_dir))
     return report
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from hpckg.references import is_reference, undefined_reference
 from hpckg.store import AnyStore
 from hpckg.validate.report import Violation
+from hpckg.vocabulary import Vocabulary
 
 
-def explain_undefined(violations: list[Violation], store: AnyStore) -> None:
-    """Rewrite the message of each violation whose value is an entity IRI that nothing types."""
+def explain_undefined(violations: list[Violation], store: AnyStore, vocab: Vocabulary) -> None:
+    """Rewrite the message of each violation whose value is an entity IRI that nothing types (the expected
+    class named in the words of the ontology `vocab`)."""
     values = {v.value for v in violations if v.value and is_reference(v.value)}
     if not values:
         return
@@ -32,7 +34,7 @@ def explain_undefined(violations: list[Violation], store: AnyStore) -> None:
         if v.value in undefined:
             key = (v.value, v.path)
             if key not in found:
-                reference = undefined_reference(v.value, known, predicate=v.path)
-                said = reference.message()
+                reference = undefined_reference(v.value, known, vocab, predicate=v.path)
+                said = reference.message(vocab)
                 found[key] = said + (" " if said.endswith("?") else "; ") + reference.fix()
             v.message = found[key]

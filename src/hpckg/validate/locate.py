@@ -4,23 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpckg import paths
 from hpckg.claims import line_of
 from hpckg.namespaces import GRAPH
 from hpckg.store import AnyStore
 from hpckg.validate.report import Violation
 
 
-def locate(violations: list[Violation], store: AnyStore) -> None:
-    """Fill in the file (named graph) and line each violation's focus node is written in."""
+def locate(violations: list[Violation], store: AnyStore, root: Path) -> None:
+    """Fill in the file (named graph) and line each violation's focus node is written in; a graph's file name
+    is relative to the project root `root`."""
     cache: dict[str, tuple[str | None, int | None]] = {}
     for v in violations:
         if v.focus not in cache:
-            cache[v.focus] = _find_origin(v.focus, store)
+            cache[v.focus] = _find_origin(v.focus, store, root)
         v.file, v.line = cache[v.focus]
 
 
-def _find_origin(focus: str, store: AnyStore) -> tuple[str | None, int | None]:
+def _find_origin(focus: str, store: AnyStore, root: Path) -> tuple[str | None, int | None]:
     if not focus.startswith(("http://", "https://", "urn:")):
         return None, None
     # A node also appears in the derived graph (truthy triples); the file a person wrote comes first.
@@ -36,11 +36,11 @@ def _find_origin(focus: str, store: AnyStore) -> tuple[str | None, int | None]:
     if not graph.startswith(GRAPH):
         return graph, None
     file = graph[len(GRAPH):]
-    return file, line_of(focus, _resolve(file))
+    return file, line_of(focus, _resolve(file, root))
 
 
-def _resolve(file: str) -> Path | None:
-    for candidate in (Path(file), paths.resource_root() / file):
+def _resolve(file: str, root: Path) -> Path | None:
+    for candidate in (Path(file), root / file):
         if candidate.is_file():
             return candidate
     return None

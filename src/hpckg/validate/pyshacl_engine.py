@@ -24,15 +24,16 @@ from hpckg.validate.report import ValidationReport, Violation, sort_violations
 from hpckg.validate.shapes import load_shapes, rule_name
 
 
-def validate_store(store: AnyStore, *, shapes_dir: Path | None = None) -> ValidationReport:
-    """Validate everything in the store (ontology, data, derived facts) against the shapes."""
+def validate_store(store: AnyStore, *, shapes_dir: Path, root: Path) -> ValidationReport:
+    """Validate everything in the store (ontology, data, derived facts) against the shapes in `shapes_dir`;
+    `root` is the project root the graphs' file names are relative to (where a result is located)."""
     data = store_to_rdflib(store)
     shapes = load_shapes(shapes_dir)
     with cached_sparql_parsing():
         _, report_graph, _ = pyshacl_validate(
             data, shacl_graph=shapes, inference="none", advanced=True, allow_warnings=True)
     violations = results_from_report(report_graph, shapes)
-    locate(violations, store)
+    locate(violations, store, root)
     blocking = [v for v in violations if v.severity == "Violation"]
     return ValidationReport(conforms=not blocking, violations=violations, triples=len(data))
 

@@ -8,12 +8,11 @@ from pathlib import Path
 import rdflib
 from rdflib.namespace import SH
 
-from hpckg import paths
 
-
-def load_shapes(shapes_dir: Path | None = None) -> rdflib.Graph:
+def load_shapes(shapes_dir: Path) -> rdflib.Graph:
+    """Every shapes file of a folder (Project.shapes_dir) as one graph."""
     graph = rdflib.Graph()
-    for path in sorted((shapes_dir or paths.shapes_dir()).glob("*.ttl")):
+    for path in sorted(shapes_dir.glob("*.ttl")):
         graph.parse(path, format="turtle")
     return graph
 

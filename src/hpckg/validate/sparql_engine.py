@@ -246,8 +246,9 @@ def run_check(store: AnyStore, check: Check) -> list[Violation]:
     return found
 
 
-def validate_store(store: AnyStore, *, shapes_dir: Path | None = None) -> ValidationReport:
-    """Validate the store against shapes/ with one SPARQL query per constraint, on the store itself."""
+def validate_store(store: AnyStore, *, shapes_dir: Path, root: Path) -> ValidationReport:
+    """Validate the store against the shapes in `shapes_dir` with one SPARQL query per constraint, on the store
+    itself; `root` is the project root the graphs' file names are relative to (where a result is located)."""
     shapes = load_shapes(shapes_dir)
     unique: dict[tuple, Violation] = {}
     for check in compile_shapes(shapes):
@@ -258,6 +259,6 @@ def validate_store(store: AnyStore, *, shapes_dir: Path | None = None) -> Valida
         for v in found:
             unique.setdefault((v.rule, v.focus, v.path, v.value, v.message, v.severity), v)
     violations = sort_violations(list(unique.values()))
-    locate(violations, store)
+    locate(violations, store, root)
     blocking = [v for v in violations if v.severity == "Violation"]
     return ValidationReport(conforms=not blocking, violations=violations, triples=store.triple_count())

@@ -14,11 +14,14 @@ tier rests on checks in this slot.
 - run.py: what to look for in which source (read from the store), and the run itself.
 """
 
+from pathlib import Path
+
 from hpckg.machinegraphs import graph_file
 
 SLOT = "verify"
 
 
-def check_file(source_slug: str, name: str):
-    """Where one check of a source is written (name: the check's time and system)."""
-    return graph_file(SLOT, source_slug, name)
+def check_file(graphs: Path, source_slug: str, name: str) -> Path:
+    """Where one check of a source is written under the project's graphs folder `graphs` (name: the check's
+    time and system)."""
+    return graph_file(graphs, SLOT, source_slug, name)

@@ -45,9 +45,9 @@ class PastCheck:
     path: Path
 
 
-def history() -> list[PastCheck]:
-    """Every check recorded in the verify slot, oldest first."""
-    folder = machinegraphs.slot_dir(SLOT)
+def history(graphs: Path) -> list[PastCheck]:
+    """Every check recorded in the verify slot of the graphs folder `graphs` (Project.graphs), oldest first."""
+    folder = machinegraphs.slot_dir(graphs, SLOT)
     found = []
     for path in sorted(folder.rglob("*.nq")) if folder.is_dir() else []:
         fields = machinegraphs.read_header(path)
@@ -175,8 +175,8 @@ class CheckRecord:
                 "ended": (self.fetched.ended or self.fetched.started).isoformat(), "result": self.result,
                 "sha256": self.fetched.sha256 or "-", "check": self.slug, "hpckg": __version__}
 
-    def write(self) -> Path:
-        """Write this check as a new graph file (an earlier check is never replaced)."""
-        path = check_file(slug_of(self.source), f"{stamp(self.fetched.started)}-{slug_of(self.system)}")
+    def write(self, graphs: Path) -> Path:
+        """Write this check as a new graph file under `graphs` (an earlier check is never replaced)."""
+        path = check_file(graphs, slug_of(self.source), f"{stamp(self.fetched.started)}-{slug_of(self.system)}")
         machinegraphs.write_graph(path, self.quads(), self.header(), title="verify")
         return path

@@ -15,15 +15,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pyoxigraph as ox
 
-from hpckg import project
 from hpckg.claims import iri_ref, slug_of
 from hpckg.errors import InputError
 from hpckg.namespaces import entity, hpc
+from hpckg.project import Project
 from hpckg.verify.extract import TextCache
 from hpckg.verify.fetch import Fetcher, FetchOptions
 from hpckg.verify.match import Wanted, find, name_variants, part_variants
@@ -200,21 +201,21 @@ def _ended(check: PastCheck) -> dt.datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-def verify(store: GraphStore, *, system: str | None = None, stale_after: dt.datetime | None = None,
+def verify(store: GraphStore, project: Project, *, system: str | None = None, stale_after: dt.datetime | None = None,
            options: FetchOptions | None = None, progress: Progress | None = None,
            url_map: Callable[[str], str] | None = None, on_start: Callable[[int], None] | None = None
            ) -> VerifyReport:
     """Check every source cited for a system (or for `system`; or only those whose last check ended
-    before `stale_after`), writing each check as it is made. `url_map` rewrites the URLs fetched (the
-    benchmark points them at a local server); the recorded requestedUrl is the one fetched."""
+    before `stale_after`), writing each check into the project's graphs as it is made. `url_map` rewrites the
+    URLs fetched (the benchmark points them at a local server); the recorded requestedUrl is the one fetched."""
     options = options or FetchOptions()
     if options.cache_dir is None:
-        options.cache_dir = project.current().graphs.parent / "cache" / "verify"
+        options.cache_dir = project.graphs.parent / "cache" / "verify"
     clock = time.monotonic()
     targets = read_targets(store, system=system_iri(store, system) if system else None)
     report = VerifyReport()
     latest: dict[str, PastCheck] = {}
-    for past in history():
+    for past in history(project.graphs):
         latest[past.source] = past
     todo = []
     for target in targets:
@@ -229,13 +230,13 @@ def verify(store: GraphStore, *, system: str | None = None, stale_after: dt.date
     if on_start:
         on_start(sum(len(target.systems) for target, _ in todo))
     try:
-        asyncio.run(_run(todo, options, report, progress, url_map))
+        asyncio.run(_run(todo, options, report, progress, url_map, project.graphs))
     finally:
         report.seconds = time.monotonic() - clock
     return report
 
 
-async def _run(todo, options: FetchOptions, report: VerifyReport, progress, url_map) -> None:
+async def _run(todo, options: FetchOptions, report: VerifyReport, progress, url_map, graphs: Path) -> None:
     gate = asyncio.Semaphore(max(options.concurrency, 1))
     texts = TextCache(options.cache_dir / "text" if options.cache_dir else None)
     async with Fetcher(options) as fetcher:
@@ -262,7 +263,7 @@ async def _run(todo, options: FetchOptions, report: VerifyReport, progress, url_
                     host=host, fetched=fetched, result=result, detail=detail,
                     findings=match.findings if match else [], terms=match.terms if match else [],
                     counts=match.counts if match else [], previous=past)
-                record.write()
+                record.write(graphs)
                 outcome = Outcome(target.source, system, record.system_label, url, result, fetched.status,
                                   record.changed, detail, entity("check", record.slug))
                 report.outcomes.append(outcome)
