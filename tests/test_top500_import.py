@@ -15,8 +15,9 @@ import pytest
 import stores
 from hpckg.importers.run import expand
 from hpckg.importers.top500 import select
+from hpckg.reference import Reference
 
-from conftest import ROOT, SHARED, run_hpckg, text
+from conftest import ROOT, SHARED, run_hpckg, session_project, text
 
 pytestmark = pytest.mark.imports
 
@@ -25,6 +26,11 @@ FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_
          "TOP500_201511.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
 EDITIONS = ("1993-06", "2011-11", "2014-11", "2015-06", "2015-11", "2019-06", "2025-06")
 GRAPH = "https://w3id.org/hpckg/graph/import/top500/"
+
+
+def checkout_names() -> Reference:
+    """The checkout's curated names, which `hpckg import` passes to the importer."""
+    return Reference.of_project(session_project())
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +134,7 @@ def test_a_file_without_system_ids_alone_gives_first_listed_slugs(tmp_path):
     shutil.copy(DATA / "TOP500_201506.xls", tmp_path / "TOP500_201506.xls")
     path = tmp_path / "TOP500_201506.xls"
     assert read_entries(path)[0].system_id is None
-    subjects = {q.subject.value for q in read(path, GRAPH + "2015-06")}
+    subjects = {q.subject.value for q in read(path, GRAPH + "2015-06", names=checkout_names())}
     assert "https://w3id.org/hpckg/id/system/top500-2015-06-rank-1" in subjects
     assert "https://w3id.org/hpckg/id/claim/top500-2015-06-rank-1-rmax-2015-06" in subjects
 
@@ -175,7 +181,7 @@ def test_xml_and_spreadsheet_of_one_edition_give_the_same_claims(tmp_path):
 
     def claims(path: Path) -> dict[str, set]:
         found: dict[str, set] = {}
-        for quad in read(path, GRAPH + "2011-11"):
+        for quad in read(path, GRAPH + "2011-11", names=checkout_names()):
             if quad.predicate.value == value:
                 found.setdefault(quad.subject.value, set()).add(quad.object)
         return found
@@ -227,7 +233,8 @@ def test_reading_a_file_twice_mints_the_same_iris():
     from hpckg.importers.top500 import read
 
     path = DATA / "TOP500_199306.xml"
-    assert set(read(path, GRAPH + "1993-06")) == set(read(path, GRAPH + "1993-06"))
+    names = checkout_names()
+    assert set(read(path, GRAPH + "1993-06", names=names)) == set(read(path, GRAPH + "1993-06", names=names))
 
 
 def test_every_query_about_the_top500_answers_on_imported_editions(built):
