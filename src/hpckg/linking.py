@@ -10,11 +10,27 @@ the name. Agreements (the country, the accelerator's maker, the year in service 
 evidence. A name shared by more than three records of one dataset ("Cluster", "Cray XT5") is not distinctive
 and links nothing; nor is a name shorter than five letters.
 
-A link is a machine's guess, so it is a claim of tier lead with basis machine-generated (the shapes hold
-every machine-generated claim to lead, and the truthy rule leaves it out: totals keep counting both records
-until a person confirms the link in a curated file). Its note lists the evidence; its sources are the
-sources of the name claims matched on both sides. Links go into their own graph (graph/links), written by the
-build after loading and before the rules, recorded as an hpc:Derivation.
+Partitions. TOP500 often lists one machine's partitions apart ("Raven" and "Raven-GPU", "MareNostrum 5 GPP"
+and "MareNostrum 5 ACC", "Big Red 200" and "Big Red 200, GPU Partition"). A name that ends in a partition word
+(GPU, CPU, ACC, GPP, Booster, "GPU Partition") is also known by the name before it, so Epoch's "Raven" finds
+"Raven-GPU". An Epoch GPU cluster is the accelerated partition: when a record with accelerators matches
+several records of one dataset and some of them have accelerators, the ones without (the CPU partitions) are
+not linked.
+
+Two kinds of evidence, two tiers:
+- **Exact citation.** An Epoch row whose own sources cite a top500.org system page
+  (`top500.org/system/179413`, also through the Web Archive) names the TOP500 record itself: it is linked to
+  `sys:top500-<id>` whenever that record is in the graph, whatever the names say, at tier reported with basis
+  dataset-cites-record (the dataset's editors state the identity by citing the page; one dataset's word, not
+  corroborated, so not verified). Its sources are the cited page and the dataset; the note names the URL. A
+  record with an exact citation gets no name links to other records of that dataset.
+- **Name and agreements.** A name link is a machine's guess, so it is a claim of tier lead with basis
+  machine-generated (the shapes hold every machine-generated claim to lead, and the truthy rule leaves it out:
+  totals keep counting both records until a person confirms the link in a curated file). Its note lists the
+  evidence; its sources are the sources of the name claims matched on both sides.
+
+Links go into their own graph (graph/links), written by the build after loading and before the rules,
+recorded as an hpc:Derivation.
 """
 
 from __future__ import annotations
@@ -42,6 +58,13 @@ IMPORT = GRAPH + "import/"
 MAX_SHARED_NAME = 3  # records of one dataset that may share a name for it to still identify a machine
 MIN_KEY = 5  # "Titan" links, "K" or "JSC" does not
 MAX_WORDS = 4  # the longest run of words inside a name tried as another record's name
+# A partition's name: the machine's name, then a partition word ("Raven-GPU", "Setonix – GPU", "Big Red 200,
+# GPU Partition", "MareNostrum 5 GPP", "JUWELS Booster Module").
+PARTITION = re.compile(
+    r"^(?P<base>.*?\w)[\s,\-–—/_(]+(?:gpu|cpu|acc|gpp|booster)(?:[\s\-]+(?:partition|module))?\)?\s*$",
+    re.IGNORECASE)
+# A TOP500 system page, directly or through the Web Archive: https://www.top500.org/system/179413/
+TOP500_PAGE = re.compile(r"top500\.org/system/(\d+)")
 
 # One query per kind of evidence: joined in one query, names x countries x makers would multiply.
 # Each side of the union starts from what it is about (the systems; the name claims), so Oxigraph does not
@@ -55,6 +78,17 @@ SELECT ?system ?g ?name ?source WHERE {
     GRAPH ?g { ?system a hpc:System } }
 }
 """
+# The sources that are a TOP500 system page, and the records whose claims cite them (the few Epoch rows that
+# do): starts from the sources, so it reads only the claims citing those pages.
+CITED_PAGES = """
+SELECT DISTINCT ?system ?source ?url WHERE {
+  ?source schema:url ?url . FILTER (CONTAINS(STR(?url), "top500.org/system/"))
+  ?claim prov:hadPrimarySource ?source ; hpc:about ?system . ?system a hpc:System
+}
+"""
+# Systems with an accelerator component at all (TOP500 names its accelerator; a CPU partition has none).
+ACCELERATED = """SELECT DISTINCT ?system WHERE { ?c hpc:componentOf ?system ; hpc:role role:accelerator .
+                                                 ?claim hpc:about ?c ; hpc:property hpc:partModel }"""
 # Read from claims, not truthy triples: links are made before the rules run (rule 22 reads them).
 EVIDENCE = {
     "countries": """SELECT DISTINCT ?system ?value WHERE {
@@ -78,6 +112,10 @@ SELECT ?system (MIN(STR(?source)) AS ?first) WHERE {
 """
 
 
+# The source that is the dataset itself, cited beside the page its row cites.
+DATASET_SOURCES = {"epoch-clusters": "epoch-gpu-clusters"}
+
+
 def dataset_of(graph: str) -> str:
     """"top500", "epoch-clusters", … for an import's graph; "curated" for a file people wrote."""
     if graph.startswith(IMPORT):
@@ -95,6 +133,9 @@ class Record:
     countries: set[str] = field(default_factory=set)
     makers: set[str] = field(default_factory=set)
     years: set[int] = field(default_factory=set)
+    accelerated: bool = False  # it has an accelerator component naming its part
+    cited: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # TOP500 id -> citing sources
+    cited_urls: dict[str, str] = field(default_factory=dict)  # TOP500 id -> a URL citing it
 
 
 def read_records(store: GraphStore) -> dict[str, Record]:
@@ -110,7 +151,7 @@ def read_records(store: GraphStore) -> dict[str, Record]:
         name = row["name"].value
         if name not in keyed:
             # "K", "JSC": too short to tell machines apart
-            keyed[name] = ([key for key in name_keys(name) if len(key) >= MIN_KEY], word_windows(name))
+            keyed[name] = (record_keys(name), word_windows(name))
         keys, windows = keyed[name]
         for key in keys:
             record.names.add(key)
@@ -119,6 +160,16 @@ def read_records(store: GraphStore) -> dict[str, Record]:
         record.windows |= windows
     if len({record.dataset for record in records.values()}) < 2:
         return records  # nothing to link: skip reading the evidence
+    for row in store.query(ACCELERATED):
+        record = records.get(row["system"].value)
+        if record is not None:
+            record.accelerated = True
+    for row in store.query(CITED_PAGES):
+        record = records.get(row["system"].value)
+        found = TOP500_PAGE.search(row["url"].value)
+        if record is not None and found and record.dataset != "top500":
+            record.cited[found.group(1)].add(row["source"].value)
+            record.cited_urls.setdefault(found.group(1), row["url"].value)
     for field_name, sparql in EVIDENCE.items():
         for row in store.query(sparql):
             record = records.get(row["system"].value)
@@ -147,15 +198,76 @@ def word_windows(name: str) -> set[str]:
     return keys
 
 
+def record_keys(name: str) -> list[str]:
+    """The keys a record is known by for a name: its name keys and, for a partition's name, the machine's."""
+    return [key for key in [*name_keys(name), *partition_base_keys(name)] if len(key) >= MIN_KEY]
+
+
+def partition_base_keys(name: str) -> list[str]:
+    """The name keys of the machine a partition's name names ("Raven-GPU" -> "raven"); none for other names."""
+    found = PARTITION.match(name.strip())
+    return sorted(name_keys(found.group("base"))) if found else []
+
+
 @dataclass
 class Link:
     a: Record
     b: Record
     name: str
     evidence: list[str]
+    cited: str | None = None  # the URL of the TOP500 page a record cites: exact evidence, not a name match
+
+
+def top500_iri(system_id: str) -> str:
+    return entity("system", f"top500-{system_id}")
+
+
+def cited_links(records: dict[str, Record]) -> list[Link]:
+    """A link from every record whose sources cite a TOP500 system page to that system, when it is in the graph."""
+    links = []
+    for record in records.values():
+        for system_id, url in sorted(record.cited_urls.items()):
+            other = records.get(top500_iri(system_id))
+            if other is None or other.dataset != "top500":
+                continue
+            a, b = sorted((record, other), key=lambda r: r.iri)
+            links.append(Link(a, b, "", [f"{record.dataset}'s row cites {url}"], cited=url))
+    return links
 
 
 def find_links(records: dict[str, Record]) -> list[Link]:
+    """Every link: the exact citations first, then the name matches of the pairs they leave open."""
+    exact = cited_links(records)
+    settled = {(record.iri, "top500") for record in records.values() if any(
+        top500_iri(system_id) in records for system_id in record.cited_urls)}
+    named = [link for link in name_links(records)
+             if (link.a.iri, link.b.dataset) not in settled and (link.b.iri, link.a.dataset) not in settled]
+    links = {(link.a.iri, link.b.iri): link for link in named}
+    links.update({(link.a.iri, link.b.iri): link for link in exact})
+    return sorted(prefer_accelerated(list(links.values())), key=lambda link: (link.a.iri, link.b.iri))
+
+
+def prefer_accelerated(links: list[Link]) -> list[Link]:
+    """Drop the CPU partitions a GPU cluster's name also matched: of the name links from a record with
+    accelerators to one dataset, those to records without any, when some record it matched there has some."""
+    matched: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for link in links:
+        for one, other in ((link.a, link.b), (link.b, link.a)):
+            matched[(one.iri, other.dataset)].append(other)
+    records = {record.iri: record for link in links for record in (link.a, link.b)}
+
+    def kept(link: Link) -> bool:
+        if link.cited:
+            return True
+        for one, other in ((link.a, link.b), (link.b, link.a)):
+            if (records[one.iri].accelerated and not other.accelerated
+                    and any(r.accelerated for r in matched[(one.iri, other.dataset)])):
+                return False
+        return True
+    return [link for link in links if kept(link)]
+
+
+def name_links(records: dict[str, Record]) -> list[Link]:
     by_name: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for record in records.values():
         for key in record.names:
@@ -211,6 +323,9 @@ def link_quads(store: GraphStore, links: list[Link]) -> Iterator[ox.Quad]:
                  if not (link.a.name_sources.get(link.name) or link.b.name_sources.get(link.name))]
     fallback = first_sources(store, {record.iri for link in unsourced for record in (link.a, link.b)})
     for link in links:
+        if link.cited:
+            yield from cited_quads(link)
+            continue
         sources = sorted(link.a.name_sources.get(link.name, set()) | link.b.name_sources.get(link.name, set()))
         sources = sources or sorted(s for s in (fallback.get(link.a.iri), fallback.get(link.b.iri)) if s)
         if not sources:
@@ -220,6 +335,19 @@ def link_quads(store: GraphStore, links: list[Link]) -> Iterator[ox.Quad]:
         claim = make_claim(link.a.iri, "sameMachineAs", Iri(link.b.iri), tier="lead", basis="machine-generated",
                            sources=sources, note=note, qualifier=link.b.iri.rsplit("/", 1)[-1])
         yield from claim_quads(claim, graph=LINKS_GRAPH)
+
+
+def cited_quads(link: Link) -> list[ox.Quad]:
+    """An exact link: the record citing the page is about, the TOP500 system the value."""
+    citing, cited = (link.a, link.b) if link.a.dataset != "top500" else (link.b, link.a)
+    system_id = cited.iri.rsplit("top500-", 1)[-1]
+    sources = sorted(citing.cited[system_id] | {entity("source", DATASET_SOURCES.get(citing.dataset, ""))}
+                     - {entity("source", "")})
+    note = (f"The {citing.dataset} record's own sources cite this system's TOP500 page ({link.cited}): the "
+            "dataset's editors identify the two records. Exact evidence, not a name match.")
+    claim = make_claim(citing.iri, "sameMachineAs", Iri(cited.iri), tier="reported", basis="dataset-cites-record",
+                       sources=sources, note=note, qualifier=cited.iri.rsplit("/", 1)[-1])
+    return claim_quads(claim, graph=LINKS_GRAPH)
 
 
 def link_systems(store: GraphStore) -> int:
