@@ -28,6 +28,7 @@ def record(iri, dataset, names, countries=(), makers=(), years=(), *, accelerate
                accelerated=bool(makers) if accelerated is None else accelerated)
     for name in names:
         r.names |= set(record_keys(name))
+        r.partitions |= set(partition_base_keys(name))
         r.windows |= word_windows(name)
     for system_id in cites:
         r.cited[system_id].add(f"https://w3id.org/hpckg/id/source/page-{system_id}")
@@ -145,6 +146,16 @@ def test_a_gpu_cluster_links_to_the_gpu_partition_not_the_cpu_one():
             record(SYS + "epoch-mare-nostrum-5", "epoch-clusters", ["Mare Nostrum 5"], ["ES"], ["orgn:nvidia"],
                    [2023])]
     assert pairs(mare) == {("epoch-mare-nostrum-5", "top500-180238")}
+
+
+def test_partitions_sharing_a_machines_name_do_not_make_the_name_common():
+    """Three TOP500 records are Santos Dumont and a fourth is its GPU partition: the name still identifies."""
+    top = [record(SYS + f"top500-{n}", "top500", ["Santos Dumont"], ["BR"], years=[2019], accelerated=True)
+           for n in (1, 2, 3)]
+    top.append(record(SYS + "top500-4", "top500", ["Santos Dumont GPU"], ["BR"], years=[2019], accelerated=True))
+    epoch = record(SYS + "epoch-lncc-santos-dumont", "epoch-clusters", ["LNCC Santos Dumont"], ["BR"],
+                   ["orgn:nvidia"], [2019])
+    assert len(pairs([*top, epoch])) == 4
 
 
 def test_a_cpu_only_match_stays_when_no_partition_has_accelerators():

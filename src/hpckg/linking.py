@@ -133,6 +133,7 @@ class Record:
     countries: set[str] = field(default_factory=set)
     makers: set[str] = field(default_factory=set)
     years: set[int] = field(default_factory=set)
+    partitions: set[str] = field(default_factory=set)  # keys of the machine its partition names name
     accelerated: bool = False  # it has an accelerator component naming its part
     cited: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # TOP500 id -> citing sources
     cited_urls: dict[str, str] = field(default_factory=dict)  # TOP500 id -> a URL citing it
@@ -142,7 +143,7 @@ def read_records(store: GraphStore) -> dict[str, Record]:
     records: dict[str, Record] = {}
     # A name comes back once per claim and label naming it (a TOP500 system's once per edition): its keys
     # are worked out once.
-    keyed: dict[str, tuple[list[str], set[str]]] = {}
+    keyed: dict[str, tuple[list[str], list[str], set[str]]] = {}
     for row in store.query(NAMES):
         iri = row["system"].value
         record = records.get(iri)
@@ -151,11 +152,12 @@ def read_records(store: GraphStore) -> dict[str, Record]:
         name = row["name"].value
         if name not in keyed:
             # "K", "JSC": too short to tell machines apart
-            keyed[name] = (record_keys(name), word_windows(name))
-        keys, windows = keyed[name]
-        for key in keys:
-            record.names.add(key)
-            if row["source"] is not None:
+            keyed[name] = (record_keys(name), partition_base_keys(name), word_windows(name))
+        keys, partitions, windows = keyed[name]
+        record.names.update(keys)
+        record.partitions.update(partitions)
+        if row["source"] is not None:
+            for key in (*keys, *partitions):
                 record.name_sources[key].add(row["source"].value)
         record.windows |= windows
     if len({record.dataset for record in records.values()}) < 2:
@@ -199,14 +201,14 @@ def word_windows(name: str) -> set[str]:
 
 
 def record_keys(name: str) -> list[str]:
-    """The keys a record is known by for a name: its name keys and, for a partition's name, the machine's."""
-    return [key for key in [*name_keys(name), *partition_base_keys(name)] if len(key) >= MIN_KEY]
+    """The keys a record is known by for a name."""
+    return sorted(key for key in name_keys(name) if len(key) >= MIN_KEY)
 
 
 def partition_base_keys(name: str) -> list[str]:
     """The name keys of the machine a partition's name names ("Raven-GPU" -> "raven"); none for other names."""
     found = PARTITION.match(name.strip())
-    return sorted(name_keys(found.group("base"))) if found else []
+    return record_keys(found.group("base")) if found else []
 
 
 @dataclass
@@ -270,13 +272,15 @@ def prefer_accelerated(links: list[Link]) -> list[Link]:
 def name_links(records: dict[str, Record]) -> list[Link]:
     by_name: dict[str, dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for record in records.values():
-        for key in record.names:
+        for key in record.names | record.partitions:
             by_name[key][record.dataset].append(record)
     links: dict[tuple[str, str], Link] = {}
     for record in records.values():
         for key in record.windows:
             datasets = by_name.get(key)
-            if not datasets or any(len(group) > MAX_SHARED_NAME for group in datasets.values()):
+            # Partitions of one machine sharing its name ("Raven", "Raven-GPU") do not make the name common.
+            if not datasets or any(sum(key in r.names for r in group) > MAX_SHARED_NAME
+                                   for group in datasets.values()):
                 continue
             whole = key in record.names
             for dataset, candidates in datasets.items():
@@ -350,8 +354,9 @@ def cited_quads(link: Link) -> list[ox.Quad]:
     return claim_quads(claim, graph=LINKS_GRAPH)
 
 
-def link_systems(store: GraphStore) -> int:
-    """Write the links into the store's links graph; returns how many."""
+def link_systems(store: GraphStore) -> tuple[int, int]:
+    """Write the links into the store's links graph; returns how many rest on a dataset's citation of the
+    record (exact, reported) and how many on names and agreements (leads)."""
     links = find_links(read_records(store))
     graph = ox.NamedNode(LINKS_GRAPH)
     activity = ox.NamedNode(entity("activity", "derive-same-machine-links"))
@@ -363,4 +368,5 @@ def link_systems(store: GraphStore) -> int:
               ox.Quad(activity, ox.NamedNode(PROV_WAS_ASSOCIATED_WITH), ox.NamedNode(entity("software", "hpckg")),
                       graph)]
     store.load_quads(quads)
-    return len(links)
+    exact = sum(1 for link in links if link.cited)
+    return exact, len(links) - exact
