@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hpckg.claims import labels
 from hpckg.linking import dataset_of
 from hpckg.namespaces import hpc
 from hpckg.page.claims import Claim, Formatter, select, source_link
@@ -94,6 +95,9 @@ def read_same_machine(store: GraphStore, iri: str, formatter: Formatter) -> tupl
             claim.notes.append(str(row["note"]))
         if row.get("source") and not any(s.iri == str(row["source"]) for s in claim.sources):
             claim.sources.append(source_link(str(row["source"]), _opt(row.get("url")), _opt(row.get("title"))))
+    # the link claims' bases are not among the labels the page read for its own claims
+    bases = {claim.basis for claim in claims.values() if claim.basis and claim.basis not in formatter.names}
+    formatter.names.update(labels(store, bases))
     typed = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ <{iri}> a hpc:System }} }}"
     own = [str(row["g"]) for row in select(store, typed)]
     found: dict[str, SameMachine] = {}
