@@ -206,7 +206,8 @@ ALSO_HEADERS = ("Fact", "Value", "As of", "Confidence", "Source")
 def machine_page_text(page: SystemPage) -> str:
     """The line on a record whose machine has its page elsewhere."""
     dataset = f"this {page.dataset} record" if page.dataset else "this record"
-    return f"One machine, one page: {dataset} is one of this machine's records. What every dataset says is on its page:"
+    return (f"One machine, one page: {dataset} is one of this machine's records; what every dataset says is on "
+            "the page of")
 
 
 def same_machine_text(link: SameMachine) -> str:
