@@ -17,8 +17,12 @@ by line (constant memory, linear time), with:
   (a tag appended to words would lengthen "GPT-4" past linking's five-letter minimum and link more) and
   never across copies (a name shared by all copies would stop being distinctive, and partial-name matches
   would link copy to copy);
-- everything else (numbers, dates, tiers, bases, URLs, locators) unchanged, so the shapes hold as they do
-  for the real import.
+- TOP500 System IDs (the values of hpc:top500SystemId claims, and the ID in a cited top500.org/system/N
+  page) given the copy's number as two more digits (180357 -> 18035702), so an Epoch row of a copy that
+  cites a TOP500 system page is linked to that copy's TOP500 record, as in the real import, and never to
+  another copy's;
+- everything else (numbers, dates, tiers, bases, other URLs, locators) unchanged, so the shapes hold as they
+  do for the real import.
 
 A JSON manifest (`synthetic.json` beside the import folder) gives per-file quads and, per copy, the counts
 the docs compare with the real import (quads per graph kind, claims per tier, systems, list editions).
@@ -60,6 +64,9 @@ _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"(@[A-Za-z0-9-]+|\^\^<[^>]*>)?')
 # An N-Quads string escape (left as it is: \n, \u00e9) or a run of anything else.
 _PIECE = re.compile(r"(\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.))|([^\\]+)")
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
+VALUE = f"<{HPC}value>"
+SYSTEM_ID_CLAIM = "-top500-system-id-"  # in the IRI of a TOP500 record's hpc:top500SystemId claim
+_TOP500_PAGE = re.compile(r"(top500\.org/system/)(\d+)")
 
 
 def curated_entities(project: Path) -> set[str]:
@@ -92,6 +99,7 @@ class Renamer:
     def __init__(self, curated: set[str], copy: int, seed: int):
         self.curated = curated
         self.suffix = f"-x{copy}"
+        self.id_digits = f"{copy:02d}"
         self.table = letter_table(seed, copy)
 
     def iri(self, match: re.Match) -> str:
@@ -115,11 +123,14 @@ class Renamer:
             text, suffix = literal.group(1), literal.group(2) or ""
             if predicate == SLUG and renamed_subject != subject:
                 text += self.suffix
+            elif predicate == VALUE and SYSTEM_ID_CLAIM in subject:
+                text += self.id_digits
             elif predicate in NAME_PREDICATES and (suffix == "" or suffix.startswith("@") or suffix == _STRING):
                 text = self.words(text)
             rest = f'"{text}"{suffix}' + _IRI.sub(self.iri, rest[literal.end():])
         else:
             rest = _IRI.sub(self.iri, rest)
+        rest = _TOP500_PAGE.sub(lambda m: m.group(1) + m.group(2) + self.id_digits, rest)
         return f"{renamed_subject} {predicate} {rest}"
 
 

@@ -23,9 +23,10 @@ SYS = "https://w3id.org/hpckg/id/system/"
 
 def record(iri, dataset, names, countries=(), makers=(), years=(), *, accelerated=None, cites=()):
     """A record as read_records makes it; `accelerated` defaults to whether it names an accelerator maker,
-    `cites` are the TOP500 system ids its sources' pages are."""
+    `cites` are the TOP500 system ids its sources' pages are; a TOP500 record states the ID in its IRI."""
     r = Record(iri, dataset, countries=set(countries), makers=set(makers), years=set(years),
-               accelerated=bool(makers) if accelerated is None else accelerated)
+               accelerated=bool(makers) if accelerated is None else accelerated,
+               system_ids={iri.rsplit("top500-", 1)[1]} if dataset == "top500" and "top500-" in iri else set())
     for name in names:
         r.names |= set(record_keys(name))
         r.partitions |= set(partition_base_keys(name))
@@ -180,6 +181,16 @@ def test_a_row_citing_a_top500_page_links_to_that_system_whatever_the_names_say(
                record(SYS + "epoch-indiana-university-big-red-200", "epoch-clusters",
                       ["Indiana University Big Red 200"], ["US"], ["orgn:nvidia"], [2021], cites=["180020"])]
     assert pairs(big_red) == {("epoch-indiana-university-big-red-200", "top500-180020")}
+
+
+def test_the_cited_id_is_looked_up_in_the_ids_records_state_not_in_their_iris():
+    """The record linked is the one whose hpc:top500SystemId is the cited page's ID, whatever its IRI."""
+    epoch = record(SYS + "epoch-raiden", "epoch-clusters", ["RAIDEN"], ["JP"], ["orgn:nvidia"], [2018],
+                   cites=["179413"])
+    renamed = record(SYS + "top500-raiden-record", "top500", ["Something else"], ["JP"])
+    renamed.system_ids = {"179413"}
+    other = record(SYS + "top500-179413-elsewhere", "top500", ["Other"], ["JP"])
+    assert pairs([epoch, renamed, other]) == {("epoch-raiden", "top500-raiden-record")}
 
 
 def test_a_cited_system_not_in_the_graph_links_nothing_and_the_names_still_do():

@@ -46,7 +46,7 @@ import pyoxigraph as ox
 
 from hpckg.claims import claim_quads, make_claim
 from hpckg.names import ascii_fold, name_keys
-from hpckg.namespaces import GRAPH, entity, hpc
+from hpckg.namespaces import GRAPH, dataset_of, entity, hpc
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.values import Iri
 
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from hpckg.store import GraphStore
 
 LINKS_GRAPH = GRAPH + "links"
-IMPORT = GRAPH + "import/"
 MAX_SHARED_NAME = 3  # records of one dataset that may share a name for it to still identify a machine
 MIN_KEY = 5  # "Titan" links, "K" or "JSC" does not
 MAX_WORDS = 4  # the longest run of words inside a name tried as another record's name
@@ -86,6 +85,10 @@ SELECT DISTINCT ?system ?source ?url WHERE {
   ?claim prov:hadPrimarySource ?source ; hpc:about ?system . ?system a hpc:System
 }
 """
+# The TOP500 System ID each record states (hpc:top500SystemId, the list's own identifier of the machine): a
+# cited page's ID is looked up here, not turned into an IRI, so the record that states the ID is the one linked.
+SYSTEM_IDS = """SELECT DISTINCT ?system ?id WHERE {
+  ?c hpc:property hpc:top500SystemId ; hpc:about ?system ; hpc:value ?id }"""
 # Systems with an accelerator component at all (TOP500 names its accelerator; a CPU partition has none).
 ACCELERATED = """SELECT DISTINCT ?system WHERE { ?c hpc:componentOf ?system ; hpc:role role:accelerator .
                                                  ?claim hpc:about ?c ; hpc:property hpc:partModel }"""
@@ -116,13 +119,6 @@ SELECT ?system (MIN(STR(?source)) AS ?first) WHERE {
 DATASET_SOURCES = {"epoch-clusters": "epoch-gpu-clusters"}
 
 
-def dataset_of(graph: str) -> str:
-    """"top500", "epoch-clusters", … for an import's graph; "curated" for a file people wrote."""
-    if graph.startswith(IMPORT):
-        return graph[len(IMPORT):].split("/", 1)[0]
-    return "curated"
-
-
 @dataclass
 class Record:
     iri: str
@@ -135,6 +131,7 @@ class Record:
     years: set[int] = field(default_factory=set)
     partitions: set[str] = field(default_factory=set)  # keys of the machine its partition names name
     accelerated: bool = False  # it has an accelerator component naming its part
+    system_ids: set[str] = field(default_factory=set)  # the TOP500 System IDs it states
     cited: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # TOP500 id -> citing sources
     cited_urls: dict[str, str] = field(default_factory=dict)  # TOP500 id -> a URL citing it
 
@@ -162,6 +159,10 @@ def read_records(store: GraphStore) -> dict[str, Record]:
         record.windows |= windows
     if len({record.dataset for record in records.values()}) < 2:
         return records  # nothing to link: skip reading the evidence
+    for row in store.query(SYSTEM_IDS):
+        record = records.get(row["system"].value)
+        if record is not None:
+            record.system_ids.add(row["id"].value)
     for row in store.query(ACCELERATED):
         record = records.get(row["system"].value)
         if record is not None:
@@ -220,28 +221,27 @@ class Link:
     cited: str | None = None  # the URL of the TOP500 page a record cites: exact evidence, not a name match
 
 
-def top500_iri(system_id: str) -> str:
-    return entity("system", f"top500-{system_id}")
-
-
-def cited_links(records: dict[str, Record]) -> list[Link]:
-    """A link from every record whose sources cite a TOP500 system page to that system, when it is in the graph."""
+def cited_links(records: dict[str, Record], by_id: dict[str, list[Record]]) -> list[Link]:
+    """A link from every record whose sources cite a TOP500 system page to the record stating that System ID."""
     links = []
     for record in records.values():
         for system_id, url in sorted(record.cited_urls.items()):
-            other = records.get(top500_iri(system_id))
-            if other is None or other.dataset != "top500":
-                continue
-            a, b = sorted((record, other), key=lambda r: r.iri)
-            links.append(Link(a, b, "", [f"{record.dataset}'s row cites {url}"], cited=url))
+            for other in by_id.get(system_id, ()):
+                a, b = sorted((record, other), key=lambda r: r.iri)
+                links.append(Link(a, b, "", [f"{record.dataset}'s row cites {url}"], cited=url))
     return links
 
 
 def find_links(records: dict[str, Record]) -> list[Link]:
     """Every link: the exact citations first, then the name matches of the pairs they leave open."""
-    exact = cited_links(records)
-    settled = {(record.iri, "top500") for record in records.values() if any(
-        top500_iri(system_id) in records for system_id in record.cited_urls)}
+    by_id: dict[str, list[Record]] = defaultdict(list)
+    for record in records.values():
+        if record.dataset == "top500":
+            for system_id in record.system_ids:
+                by_id[system_id].append(record)
+    exact = cited_links(records, by_id)
+    settled = {(record.iri, "top500") for record in records.values()
+               if any(system_id in by_id for system_id in record.cited_urls)}
     named = [link for link in name_links(records)
              if (link.a.iri, link.b.dataset) not in settled and (link.b.iri, link.a.dataset) not in settled]
     links = {(link.a.iri, link.b.iri): link for link in named}
@@ -344,9 +344,9 @@ def link_quads(store: GraphStore, links: list[Link]) -> Iterator[ox.Quad]:
 def cited_quads(link: Link) -> list[ox.Quad]:
     """An exact link: the record citing the page is about, the TOP500 system the value."""
     citing, cited = (link.a, link.b) if link.a.dataset != "top500" else (link.b, link.a)
-    system_id = cited.iri.rsplit("top500-", 1)[-1]
-    sources = sorted(citing.cited[system_id] | {entity("source", DATASET_SOURCES.get(citing.dataset, ""))}
-                     - {entity("source", "")})
+    system_id = next(i for i in sorted(cited.system_ids) if i in citing.cited)
+    dataset = DATASET_SOURCES.get(citing.dataset)
+    sources = sorted(citing.cited[system_id] | ({entity("source", dataset)} if dataset else set()))
     note = (f"The {citing.dataset} record's own sources cite this system's TOP500 page ({link.cited}): the "
             "dataset's editors identify the two records. Exact evidence, not a name match.")
     claim = make_claim(citing.iri, "sameMachineAs", Iri(cited.iri), tier="reported", basis="dataset-cites-record",

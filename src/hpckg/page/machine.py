@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hpckg.claims import labels
-from hpckg.linking import dataset_of
-from hpckg.namespaces import hpc
+from hpckg.namespaces import dataset_of, hpc
 from hpckg.page.claims import Claim, Formatter, select, source_link
 from hpckg.page.model import Link, SameMachine
 from hpckg.terms import BASIS_MACHINE_GENERATED

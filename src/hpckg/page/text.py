@@ -222,16 +222,20 @@ def also_title(link: SameMachine) -> str:
 
 
 def record_rows(page: SystemPage) -> list[Row]:
-    """What a record says, as one table on the machine's page: its header facts, the measured figures it
-    gives, its parts with their counts, its metrics, timeline facts and other facts, each with its claim."""
-    rows = [Row(label, figure) for label, figure in (("Country", page.country), ("Status", page.status),
-                                                     ("Kind", page.kind), ("Operator", page.operator))
-            if figure.present]
-    rows += [Row(measure_label(row), row.figure, row.property) for row in page.performance if row.figure.claim]
+    """What a record says, as one table on the machine's page: the measured figures it gives, its parts with
+    their counts, its metrics, its other facts (its header's among them) and its dated events, each claim
+    once."""
+    rows = [Row(measure_label(row), row.figure, row.property) for row in page.performance if row.figure.claim]
     for component in page.components:
         if component.part_figure:
             rows.append(Row(f"{component.role.text}: part", component.part_figure))
         rows += [Row(f"{component.role.text}: quantity", quantity) for quantity in component.quantities]
     rows += page.metrics + page.facts
     rows += [Row(event.label, event.figure) for event in page.timeline if event.figure.claim]
-    return rows
+    shown: set[str] = set()
+    once = []
+    for row in rows:
+        if row.figure.claim not in shown:
+            shown.add(row.figure.claim or "")
+            once.append(row)
+    return once
