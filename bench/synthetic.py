@@ -17,6 +17,9 @@ by line (constant memory, linear time), with:
   (a tag appended to words would lengthen "GPT-4" past linking's five-letter minimum and link more) and
   never across copies (a name shared by all copies would stop being distinctive, and partial-name matches
   would link copy to copy);
+- the words that name a partition ("GPU", "Booster", "Partition": hpckg.linking.PARTITION_WORDS) kept, so
+  linking tells a machine's partitions apart in every copy as in the real import ("Raven-GPU" ->
+  "Xqkfs-GPU");
 - TOP500 System IDs (the values of hpc:top500SystemId claims, and the ID in a cited top500.org/system/N
   page) given the copy's number as two more digits (180357 -> 18035702), so an Epoch row of a copy that
   cites a TOP500 system page is linked to that copy's TOP500 record, as in the real import, and never to
@@ -46,6 +49,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hpckg.linking import PARTITION_WORDS
+
 ID = "https://w3id.org/hpckg/id/"
 GRAPH = "https://w3id.org/hpckg/graph/"
 HPC = "https://w3id.org/hpckg/ontology#"
@@ -67,6 +72,7 @@ _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
 VALUE = f"<{HPC}value>"
 SYSTEM_ID_CLAIM = "-top500-system-id-"  # in the IRI of a TOP500 record's hpc:top500SystemId claim
 _TOP500_PAGE = re.compile(r"(top500\.org/system/)(\d+)")
+_KEPT_WORD = re.compile(rf"\b(?:{'|'.join(PARTITION_WORDS)})\b", re.IGNORECASE)
 
 
 def curated_entities(project: Path) -> set[str]:
@@ -109,7 +115,16 @@ class Renamer:
         return match.group(0)
 
     def words(self, text: str) -> str:
-        return _PIECE.sub(lambda m: m.group(1) or m.group(2).translate(self.table), text)
+        return _PIECE.sub(lambda m: m.group(1) or self.letters(m.group(2)), text)
+
+    def letters(self, run: str) -> str:
+        """A run of text with its letters substituted, the words naming a partition kept."""
+        kept = [(m.start(), m.end()) for m in _KEPT_WORD.finditer(run)]
+        out, at = [], 0
+        for start, end in kept:
+            out += [run[at:start].translate(self.table), run[start:end]]
+            at = end
+        return "".join(out) + run[at:].translate(self.table)
 
     def line(self, line: str) -> str:
         if line.startswith("#"):

@@ -59,8 +59,10 @@ MIN_KEY = 5  # "Titan" links, "K" or "JSC" does not
 MAX_WORDS = 4  # the longest run of words inside a name tried as another record's name
 # A partition's name: the machine's name, then a partition word ("Raven-GPU", "Setonix – GPU", "Big Red 200,
 # GPU Partition", "MareNostrum 5 GPP", "JUWELS Booster Module").
+PARTITION_KINDS = ("gpu", "cpu", "acc", "gpp", "booster")
+PARTITION_WORDS = (*PARTITION_KINDS, "partition", "module")  # bench/synthetic.py keeps these words in its copies
 PARTITION = re.compile(
-    r"^(?P<base>.*?\w)[\s,\-–—/_(]+(?:gpu|cpu|acc|gpp|booster)(?:[\s\-]+(?:partition|module))?\)?\s*$",
+    rf"^(?P<base>.*?\w)[\s,\-–—/_(]+(?:{'|'.join(PARTITION_KINDS)})(?:[\s\-]+(?:partition|module))?\)?\s*$",
     re.IGNORECASE)
 # A TOP500 system page, directly or through the Web Archive: https://www.top500.org/system/179413/
 TOP500_PAGE = re.compile(r"top500\.org/system/(\d+)")
