@@ -17,8 +17,15 @@ by line (constant memory, linear time), with:
   (a tag appended to words would lengthen "GPT-4" past linking's five-letter minimum and link more) and
   never across copies (a name shared by all copies would stop being distinctive, and partial-name matches
   would link copy to copy);
-- everything else (numbers, dates, tiers, bases, URLs, locators) unchanged, so the shapes hold as they do
-  for the real import.
+- the words that name a partition ("GPU", "Booster", "Partition": hpckg.linking.PARTITION_WORDS) kept, so
+  linking tells a machine's partitions apart in every copy as in the real import ("Raven-GPU" ->
+  "Xqkfs-GPU");
+- TOP500 System IDs (the values of hpc:top500SystemId claims, and the ID in a cited top500.org/system/N
+  page) given the copy's number as two more digits (180357 -> 18035702), so an Epoch row of a copy that
+  cites a TOP500 system page is linked to that copy's TOP500 record, as in the real import, and never to
+  another copy's;
+- everything else (numbers, dates, tiers, bases, other URLs, locators) unchanged, so the shapes hold as they
+  do for the real import.
 
 A JSON manifest (`synthetic.json` beside the import folder) gives per-file quads and, per copy, the counts
 the docs compare with the real import (quads per graph kind, claims per tier, systems, list editions).
@@ -42,6 +49,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hpckg.linking import PARTITION_WORDS
+
 ID = "https://w3id.org/hpckg/id/"
 GRAPH = "https://w3id.org/hpckg/graph/"
 HPC = "https://w3id.org/hpckg/ontology#"
@@ -60,6 +69,10 @@ _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"(@[A-Za-z0-9-]+|\^\^<[^>]*>)?')
 # An N-Quads string escape (left as it is: \n, \u00e9) or a run of anything else.
 _PIECE = re.compile(r"(\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.))|([^\\]+)")
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
+VALUE = f"<{HPC}value>"
+SYSTEM_ID_CLAIM = "-top500-system-id-"  # in the IRI of a TOP500 record's hpc:top500SystemId claim
+_TOP500_PAGE = re.compile(r"(top500\.org/system/)(\d+)")
+_KEPT_WORD = re.compile(rf"\b(?:{'|'.join(PARTITION_WORDS)})\b", re.IGNORECASE)
 
 
 def curated_entities(project: Path) -> set[str]:
@@ -92,6 +105,7 @@ class Renamer:
     def __init__(self, curated: set[str], copy: int, seed: int):
         self.curated = curated
         self.suffix = f"-x{copy}"
+        self.id_digits = f"{copy:02d}"
         self.table = letter_table(seed, copy)
 
     def iri(self, match: re.Match) -> str:
@@ -101,7 +115,16 @@ class Renamer:
         return match.group(0)
 
     def words(self, text: str) -> str:
-        return _PIECE.sub(lambda m: m.group(1) or m.group(2).translate(self.table), text)
+        return _PIECE.sub(lambda m: m.group(1) or self.letters(m.group(2)), text)
+
+    def letters(self, run: str) -> str:
+        """A run of text with its letters substituted, the words naming a partition kept."""
+        kept = [(m.start(), m.end()) for m in _KEPT_WORD.finditer(run)]
+        out, at = [], 0
+        for start, end in kept:
+            out += [run[at:start].translate(self.table), run[start:end]]
+            at = end
+        return "".join(out) + run[at:].translate(self.table)
 
     def line(self, line: str) -> str:
         if line.startswith("#"):
@@ -115,11 +138,14 @@ class Renamer:
             text, suffix = literal.group(1), literal.group(2) or ""
             if predicate == SLUG and renamed_subject != subject:
                 text += self.suffix
+            elif predicate == VALUE and SYSTEM_ID_CLAIM in subject:
+                text += self.id_digits
             elif predicate in NAME_PREDICATES and (suffix == "" or suffix.startswith("@") or suffix == _STRING):
                 text = self.words(text)
             rest = f'"{text}"{suffix}' + _IRI.sub(self.iri, rest[literal.end():])
         else:
             rest = _IRI.sub(self.iri, rest)
+        rest = _TOP500_PAGE.sub(lambda m: m.group(1) + m.group(2) + self.id_digits, rest)
         return f"{renamed_subject} {predicate} {rest}"
 
 

@@ -34,22 +34,47 @@ def project() -> Path:
     return website.project
 
 
-def test_el_capitan_in_both_datasets_is_linked_as_a_lead_with_its_evidence(project):
-    completed = run_hpckg("query", "-e", """
-        SELECT ?epoch ?tier ?basis ?note WHERE {
+def links_of(project: Path, system: str) -> dict[str, dict[str, str]]:
+    """The records linked to `system` by hpc:sameMachineAs (either way): record slug -> tier, basis, note."""
+    completed = run_hpckg("query", "-e", f"""
+        SELECT ?other ?tier ?basis ?note WHERE {{
           ?link hpc:property hpc:sameMachineAs ; hpc:tier ?tier ; hpc:basis ?basis ; skos:note ?note .
-          { ?link hpc:about sys:top500-180307 ; hpc:value ?epoch }
-          UNION { ?link hpc:about ?epoch ; hpc:value sys:top500-180307 }
-        }""", "--format", "json", cwd=project)
+          {{ ?link hpc:about sys:{system} ; hpc:value ?other }}
+          UNION {{ ?link hpc:about ?other ; hpc:value sys:{system} }}
+        }}""", "--format", "json", cwd=project)
     out, err = text(completed)
     assert completed.returncode == 0, err
-    rows = json.loads(out)["results"]["bindings"]
-    # Epoch lists El Capitan's two phases as two clusters; the TOP500 lists the machine once.
-    assert sorted(row["epoch"]["value"].rsplit("/", 1)[1] for row in rows) == [
-        "epoch-lawrence-livermore-nl-el-capitan-phase-1", "epoch-lawrence-livermore-nl-el-capitan-phase-2"]
-    for row in rows:
-        assert row["tier"]["value"].endswith("/tier/lead") and row["basis"]["value"].endswith("/machine-generated")
-        assert "elcapitan" in row["note"]["value"] and "the country" in row["note"]["value"]
+    return {row["other"]["value"].rsplit("/", 1)[1]: {key: row[key]["value"] for key in ("tier", "basis", "note")}
+            for row in json.loads(out)["results"]["bindings"]}
+
+
+def test_el_capitan_in_both_datasets_is_linked_as_a_lead_with_its_evidence(project):
+    # Epoch lists El Capitan's two phases as two clusters; the TOP500 lists the machine once. (Phase 1's row
+    # cites top500.org/system/180283, "El Capitan Early Delivery", which these two editions do not list: with
+    # every edition imported it is linked to that record instead, exactly.)
+    links = links_of(project, "top500-180307")
+    assert sorted(links) == ["epoch-lawrence-livermore-nl-el-capitan-phase-1",
+                             "epoch-lawrence-livermore-nl-el-capitan-phase-2"]
+    for link in links.values():
+        assert link["tier"].endswith("/tier/lead") and link["basis"].endswith("/machine-generated")
+        assert "elcapitan" in link["note"] and "the country" in link["note"]
+
+
+def test_a_row_citing_a_top500_system_page_is_linked_to_that_system_at_tier_reported(project):
+    # Jupiter's row cites top500.org/system/180357 (the TOP500's "JUPITER Booster"): the dataset identifies the
+    # record, so the link is exact, at tier reported, with the page in its note.
+    links = links_of(project, "top500-180357")
+    assert list(links) == ["epoch-jupiter-julich"]
+    [link] = links.values()
+    assert link["tier"].endswith("/tier/reported") and link["basis"].endswith("/dataset-cites-record")
+    assert "top500.org/system/180357" in link["note"]
+    # every row of the file citing a TOP500 system page the graph holds is linked to exactly that system
+    with (EPOCH / "gpu_clusters.csv").open(newline="", encoding="utf-8-sig") as file:
+        citing = sum(1 for row in csv.DictReader(file) if any("top500.org/system/" in row[c] for c in SOURCE_COLUMNS))
+    rows = rows_of(project, "same-machine-cited")
+    assert len({row["system"] for row in rows}) == citing
+    held = [row for row in rows if row["citedInGraph"] == "true"]
+    assert held and all(row["linkTier"] == "reported" for row in held), [r for r in held if r["linkTier"] != "reported"]
 
 
 def test_systems_by_source_counts_each_dataset_and_the_linked_records(project):

@@ -76,6 +76,15 @@ def graph_for(relative_path: str) -> str:
     return GRAPH + quote(relative_path.replace("\\", "/"), safe="/!$&'()*+,;=:@-._~")
 
 
+def dataset_of(graph: str) -> str:
+    """"top500", "epoch-clusters", … for an import's graph (graph/import/<importer>/…); "curated" for a file
+    people wrote."""
+    imports = GRAPH + "import/"
+    if graph.startswith(imports):
+        return graph[len(imports):].split("/", 1)[0]
+    return "curated"
+
+
 def sparql_prefixes() -> str:
     """PREFIX declarations for every prefix above, for inline queries."""
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())

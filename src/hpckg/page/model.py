@@ -157,6 +157,20 @@ class Preamble:
 
 
 @dataclass
+class SameMachine:
+    """Another record of this machine (an hpc:sameMachineAs claim either way): the record by its title, its
+    dataset's name, the link claim (tier, basis, note, sources), whether the link makes the two one machine
+    (reported or better, not machine-generated; else a lead, "may be the same machine as"), and, on the
+    machine's page, that record's own page, shown as what its dataset says."""
+
+    record: Link
+    dataset: str
+    figure: Figure
+    confirmed: bool
+    page: SystemPage | None = None
+
+
+@dataclass
 class SystemPage:
     """Everything a system page shows."""
 
@@ -179,6 +193,19 @@ class SystemPage:
     checks: list[SourceCheckRow] = field(default_factory=list)
     citation_threshold: Tier | None = None
     sources: list[SourceLink] = field(default_factory=list)
+    dataset: str | None = None  # the name of the dataset this record is from ("TOP500", "Epoch AI")
+    same_machine: list[SameMachine] = field(default_factory=list)
+    machine_page: Link | None = None  # another record's page is this machine's page
+
+    @property
+    def also(self) -> list[SameMachine]:
+        """The records of this machine whose claims this page shows too."""
+        return [link for link in self.same_machine if link.page is not None]
+
+    @property
+    def may_be(self) -> list[SameMachine]:
+        """The leads: records that may be this machine."""
+        return [link for link in self.same_machine if not link.confirmed]
 
     @property
     def figures(self) -> list[Figure]:

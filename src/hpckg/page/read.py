@@ -21,6 +21,7 @@ from hpckg.page.claims import (
     source_link,
     weakest,
 )
+from hpckg.page.machine import DATASET_NAMES, SAME_MACHINE, machine_page, read_same_machine
 from hpckg.page.model import (
     ChangeEntry,
     ComponentRow,
@@ -122,9 +123,12 @@ def find_entity(store: GraphStore, ref: str) -> tuple[str, str]:
                                                          "part named", 1)) from None
 
 
-def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None) -> SystemPage:
+def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *,
+                same_machine: bool = True) -> SystemPage:
     """Everything the page of system `iri` shows, read from the store; `preamble` is the dataset-wide part
-    (read_preamble) when the caller keeps it, else it is read here (two graph-wide queries)."""
+    (read_preamble) when the caller keeps it, else it is read here (two graph-wide queries). With
+    `same_machine`, the records of the same machine too (hpckg.page.machine): on the machine's page, what each
+    of them says; on another record's, the link to the machine's page."""
     ontology = Ontology.read(store)
     identity = select(store, f"""
         SELECT ?label ?name ?slug ?alias ?read WHERE {{
@@ -176,7 +180,7 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None) -
     page.performance = performance_rows(system_claims, ontology, formatter)
     page.metrics = rows_of(system_claims, ontology, formatter, "DatacenterMetricProperty")
     page.facts = [row for row in rows_of(system_claims, ontology, formatter, "ClaimProperty")
-                  if not _sectioned(ontology, row.property)]
+                  if not _sectioned(ontology, row.property) and row.property != SAME_MACHINE]
     page.timeline = sorted(
         [TimelineEvent(date=row.figure.text, label=row.label, figure=row.figure)
          for row in rows_of(system_claims, ontology, formatter, "TimelineProperty")]
@@ -198,7 +202,25 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None) -
         if check.source:
             seen.setdefault(check.source.iri, check.source)
     page.sources = list(seen.values())
+    if same_machine:
+        add_same_machine(store, page, formatter, preamble=page.preamble)
     return page
+
+
+def add_same_machine(store: GraphStore, page: SystemPage, formatter: Formatter, *, preamble: Preamble) -> None:
+    """The records of this machine: which one's page is the machine's, and there what each of them says."""
+    dataset, links = read_same_machine(store, page.iri, formatter)
+    page.dataset = DATASET_NAMES.get(dataset, dataset)
+    # link.dataset is the dataset's key until the choice is made, then its name
+    chosen = machine_page({page.iri: dataset} | {link.record.href or "": link.dataset
+                                                 for link in links if link.confirmed})
+    for link in links:
+        link.dataset = DATASET_NAMES.get(link.dataset, link.dataset)
+        if link.record.href == chosen and chosen != page.iri:
+            page.machine_page = link.record
+        elif chosen == page.iri and link.confirmed:
+            link.page = system_page(store, link.record.href or "", preamble, same_machine=False)
+    page.same_machine = links
 
 
 def qualifier_events(claims: list[Claim], ontology: Ontology, formatter: Formatter) -> list[TimelineEvent]:

@@ -4,7 +4,17 @@ text here; each renderer escapes them for its own format."""
 from __future__ import annotations
 
 from hpckg.namespaces import VOCAB
-from hpckg.page.model import ABSENT, ComponentRow, Figure, Link, Row, SourceCheckRow, SystemPage, Tier
+from hpckg.page.model import (
+    ABSENT,
+    ComponentRow,
+    Figure,
+    Link,
+    Row,
+    SameMachine,
+    SourceCheckRow,
+    SystemPage,
+    Tier,
+)
 from hpckg.terms import BASIS_DERIVED, TIER_LEAD
 
 DOES_NOT_NAME = VOCAB + "check-result/does-not-name-system"
@@ -186,3 +196,46 @@ def check_footer(page: SystemPage) -> str | None:
 def none_name_system(page: SystemPage) -> bool:
     """True when every recorded check read its page and none found the system named."""
     return bool(page.checks) and all(c.result_iri == DOES_NOT_NAME for c in page.checks)
+
+
+# ---- records of one machine (hpckg.page.machine) ----------------------------------------------------
+
+ALSO_HEADERS = ("Fact", "Value", "As of", "Confidence", "Source")
+
+
+def machine_page_text(page: SystemPage) -> str:
+    """The line on a record whose machine has its page elsewhere."""
+    dataset = f"this {page.dataset} record" if page.dataset else "this record"
+    return (f"One machine, one page: {dataset} is one of this machine's records; what every dataset says is on "
+            "the page of")
+
+
+def same_machine_text(link: SameMachine) -> str:
+    """'Also in Epoch AI as Jupiter, Jülich' or 'May be the same machine as JUPITER Booster (TOP500)'."""
+    if link.confirmed:
+        return f"Also in {link.dataset} as"
+    return "May be the same machine as"
+
+
+def also_title(link: SameMachine) -> str:
+    return f"What {link.dataset} says ({link.record.text})"
+
+
+def record_rows(page: SystemPage) -> list[Row]:
+    """What a record says, as one table on the machine's page: the measured figures it gives, its parts with
+    their counts, its metrics, its other facts (its header's among them) and its dated events, each claim
+    once."""
+    rows = [Row(measure_label(row), row.figure, row.property) for row in page.performance if row.figure.claim]
+    for component in page.components:
+        if component.part_figure:
+            rows.append(Row(f"{component.role.text}: part", component.part_figure))
+        rows += [Row(f"{component.role.text}: quantity", quantity) for quantity in component.quantities]
+    rows += page.metrics + page.facts
+    rows += [Row(event.label, event.figure) for event in page.timeline if event.figure.claim]
+    shown: set[str] = set()
+    once = []
+    for row in rows:
+        if row.figure.claim not in shown:
+            shown.add(row.figure.claim or "")
+            once.append(row)
+    return once

@@ -778,7 +778,7 @@ class Routes:
         if request.url.path.endswith(".json") or (not wants_html(accept) and "application/json" in accept):
             document = {"query": text, "count": len(hits), "results": [
                 {"iri": h.entity.iri, "type": h.entity.kind, "label": h.entity.label, "matched": h.name,
-                 "match": h.match, "page": views.href(h.entity.iri)} for h in hits]}
+                 "match": h.match, "page": views.href(h.entity.iri), "also": list(h.also)} for h in hits]}
             return respond(200, json_dumps(document), "application/json")
         return html_response(views.search_page(text, hits))
 
@@ -965,7 +965,8 @@ class Routes:
             return respond(200, lists.json_bytes(spec, page, query_url), "application/json")
         if ext:
             raise HttpError(404, "unknown-format", f"a list is served as HTML, .csv or .json, not .{ext}")
-        return html_response(self.service.views.list_page(page, base, heading, twins, query_url, editions))
+        return html_response(self.service.views.list_page(page, base, heading, twins, query_url, editions,
+                                                          machines=self.service.prepared.machines()))
 
     # ---- data: graph store, VoID, entities ----------------------------------------------------------
 

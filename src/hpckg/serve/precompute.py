@@ -20,6 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
 from hpckg.serve import analytics, charts, editions, lists, urls, void
@@ -68,6 +69,10 @@ class Prepared:
 
     def statistics(self) -> dict[str, int]:
         return self.get("statistics", lambda: void.statistics(self.store))  # type: ignore[return-value]
+
+    def machines(self) -> dict[str, OneMachine]:
+        """The records that are one machine with another's (hpckg.page.machine), for the lists' "also in"."""
+        return self.get("machines", lambda: machine_pages(self.store))  # type: ignore[return-value]
 
     def top500_figures(self) -> dict[str, analytics.Rows]:
         return self.get("top500-figures", lambda: analytics.top500_figures(self.store))  # type: ignore[return-value]
@@ -122,6 +127,7 @@ class Prepared:
             # The chart renderer's runtime starts in a second or two, once per process.
             ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
             ("search index", lambda: self.views.search_index),
+            ("records of one machine", self.machines),
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hpckg.names import name_key
+from hpckg.page.machine import OneMachine, machine_pages
 
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
@@ -49,17 +50,21 @@ class Entity:
 
 @dataclass(frozen=True)
 class Hit:
-    """A search result: the entity, the name it matched by and how (exact, prefix or word)."""
+    """A search result: the entity, the name it matched by and how (exact, prefix or word), and for a machine
+    several datasets list, its other records ("Epoch AI as Jupiter, Jülich")."""
 
     entity: Entity
     name: str
     match: str
+    also: tuple[str, ...] = ()
 
 
 class SearchIndex:
     """Every name of every findable entity under its key, its words' keys, and sorted keys for prefixes."""
 
-    def __init__(self, named: list[tuple[Entity, str]]):
+    def __init__(self, named: list[tuple[Entity, str]], machines: dict[str, OneMachine] | None = None):
+        # One machine, one result: a record found by any of its names stands for its machine's page.
+        self.machines = machines or {}
         self.entities: list[Entity] = []
         self.names: list[str] = []  # parallel to entities: one (entity, name) pair per position
         self.by_key: dict[str, list[int]] = {}
@@ -76,6 +81,15 @@ class SearchIndex:
                 self.by_word.setdefault(word, set()).add(position)
         self.keys = sorted(self.by_key)
         self.words = sorted(self.by_word)
+        self.by_iri = {entity.iri: entity for entity in self.entities}
+
+    def also(self, iri: str) -> tuple[str, ...]:
+        """The machine's other records, as "Epoch AI as Jupiter, Jülich"."""
+        machine = self.machines.get(iri)
+        if machine is None:
+            return ()
+        return tuple(f"{dataset} as {self.by_iri[other].label if other in self.by_iri else other.rsplit('/', 1)[-1]}"
+                     for other, dataset in machine.others(iri))
 
     @classmethod
     def from_store(cls, store: GraphStore) -> SearchIndex:
@@ -97,7 +111,7 @@ class SearchIndex:
                     named.append((entity, row["name"].value))
         shown = {row["entity"].value: row["name"].value for row in store.query(TRUTHY_NAME_QUERY)}
         named = [(Entity(e.iri, e.kind, shown.get(e.iri, e.label)), name) for e, name in named]
-        return cls(named)
+        return cls(named, machine_pages(store))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -115,8 +129,11 @@ class SearchIndex:
         def add(positions, match: str) -> None:
             for position in positions:
                 entity = self.entities[position]
+                machine = self.machines.get(entity.iri)
+                if machine is not None:
+                    entity = self.by_iri.get(machine.page, entity)
                 if entity.iri not in found:
-                    found[entity.iri] = Hit(entity, self.names[position], match)
+                    found[entity.iri] = Hit(entity, self.names[position], match, self.also(entity.iri))
 
         add(self.by_key.get(key, ()), "exact")
         add(_prefixed(self.keys, key, self.by_key), "prefix")

@@ -21,6 +21,7 @@ from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.claims import Ontology
+from hpckg.page.machine import OneMachine
 from hpckg.page.model import Link, Preamble
 from hpckg.page.read import read_preamble
 from hpckg.page.render import render
@@ -267,11 +268,15 @@ class Views:
             "warnings": warnings or []})
 
     def list_page(self, page: ListPage, base: str, heading: str, twins: dict[str, str], query_url: str,
-                  editions: list[str] | None = None) -> Html:
-        """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs."""
+                  editions: list[str] | None = None, *, machines: dict[str, OneMachine] | None = None) -> Html:
+        """A list (lists.py) as a sortable, filterable, paged table; twins maps csv/json to their URLs. A row
+        whose system is one machine with records of other datasets (machines, hpckg.page.machine) names them:
+        "also in Epoch AI as …"."""
         counted = [iri for row in page.rows for column in page.spec.columns if column.items
                    for iri in items(row.get(column.items))]
+        also = self.also_in(page.rows, machines or {})
         return Html(heading, "list.html", {
+            "also": also,
             "names": self.system_names(counted) if counted else {},
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
@@ -294,6 +299,15 @@ class Views:
                      "without": lambda slug: urls.compare([s for s in slugs if s != slug])},
                     {twins[fmt]: media for fmt, media in (("csv", "text/csv"), ("json", "application/json"))
                      if fmt in twins})
+
+    def also_in(self, rows: list[dict[str, object]], machines: dict[str, OneMachine]) -> dict[str, list[tuple]]:
+        """For the rows' systems that are one machine with other records: system -> [(dataset, other record,
+        its name)], the machine's page first."""
+        others = {str(row["system"]): machines[str(row["system"])].others(str(row["system"]))
+                  for row in rows if str(row.get("system")) in machines}
+        names = self.system_names(sorted({o for found in others.values() for o, _ in found})) if others else {}
+        return {system: [(dataset, other, names.get(other, short(other))) for other, dataset in found]
+                for system, found in others.items()}
 
     def system_names(self, iris: list[str]) -> dict[str, str]:
         """Systems named as their pages title them: the name the list gave last (hpc:name), else the label."""
