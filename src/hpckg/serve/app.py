@@ -75,8 +75,8 @@ from hpckg.serve.sparql import (
     QueryRequest,
     accepted,
     analyse,
-    blank_opaque,
     deterministic,
+    escape_problem,
     is_lookup,
     needs_parse,
     negotiate,
@@ -84,6 +84,7 @@ from hpckg.serve.sparql import (
     serialize_triples,
     wants_html,
 )
+from hpckg.serve.updates import UpdateFailed, UpdateRunner, apply, with_using
 from hpckg.serve.views import Views, json_dumps
 from hpckg.serve.void import service_description
 from hpckg.serve.workers import (
@@ -225,6 +226,9 @@ class Service:
         self.cache = AnswerCache(settings.cache_bytes)
         self.responses = ResponseCache(min(settings.cache_bytes, 16 << 20))
         self.update_lock = threading.Lock()
+        # Updates run on a thread of their own without network (hpckg.serve.updates); a store that is a
+        # SPARQL server is reached over the network, so its updates cannot be walled that way.
+        self.updates = UpdateRunner(allow_network=settings.allow_service or self.remote)
         self._closed = False
         # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
         self._slow_texts: OrderedDict[bytes, None] = OrderedDict()  # SHA-256 of the texts
@@ -248,6 +252,7 @@ class Service:
                 if handle is None or handle[0] != generation:
                     handle = self._lookup_store = (generation, reopen(self.pool.store_path))
         job.generation = generation
+        job.service_checked = True  # a lookup's form has no SERVICE: nothing to parse in this process
         started = self.limiter.start(client)
         try:
             answer = run_job(handle[1], job)
@@ -366,6 +371,7 @@ class Service:
             self.prepared.closed = True
         logger.info("stopping %d query workers", self.pool.size)
         self.pool.close()
+        self.updates.close()
         self._close_store()
 
     def _close_store(self) -> None:
@@ -375,7 +381,7 @@ class Service:
             pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
     def check(self, client: str, query: str) -> None:
-        """Refuse a query before it runs: rate limit, nesting, then SERVICE (from a parse of the query)."""
+        """Refuse a query before it runs: rate limit, nesting, escapes the SERVICE check could misread."""
         retry = self.limiter.retry_after(client)
         if retry is not None:
             raise HttpError(429, "rate-limited",
@@ -391,19 +397,16 @@ class Service:
             raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
                                                "this server refuses such queries before parsing them")
         if not self.settings.allow_service:
-            analysis = analyse(query)
-            if not analysis.parsed:
-                raise HttpError(400, "query-syntax", "the query could not be parsed to check it for SERVICE "
-                                                     f"clauses: {analysis.error}")
-            if analysis.service:
-                raise HttpError(403, "service-refused",
-                                "federated queries (SERVICE) are disabled on this server, which makes no "
-                                "outbound requests; run the query against the remote endpoint, or start hpckg "
-                                "serve with --allow-service")
+            # What the worker's parse for SERVICE reads must be what Oxigraph runs (see escape_problem); the
+            # parse itself is the worker's, under the query's time limit (see workers.run_job).
+            problem = escape_problem(query)
+            if problem:
+                raise HttpError(400, "escape-refused", problem)
 
     def run(self, client: str, job: Job):
         """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
         self.check(client, job.query)
+        job.service_checked = self.settings.allow_service
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
@@ -419,10 +422,8 @@ class Service:
 
     async def run_async(self, client: str, job: Job):
         """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
-        if not self.settings.allow_service and needs_parse(job.query):
-            await run_in_threadpool(self.check, client, job.query)  # a parse may take tens of ms: off the loop
-        else:
-            self.check(client, job.query)
+        self.check(client, job.query)
+        job.service_checked = self.settings.allow_service
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
@@ -498,8 +499,22 @@ class Service:
         text = request.update or ""
         if nesting(text) > MAX_NESTING:
             raise HttpError(400, "too-nested", f"the update nests brackets more than {MAX_NESTING} deep")
+        problem = escape_problem(text)
+        if problem:  # the check below would read another update than Oxigraph runs
+            raise HttpError(400, "escape-refused", problem)
+        with self.update_lock:
+            self.updates.call(self._apply_update, request, text, base_iri)
+            self.pool.generation += 1
+            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
+            self.responses.clear()
+            # the description counts what the update changed; the statistics are kept per update revision
+            self.publication.forget()
+        logger.info("applied an update; the query workers reopen the store")
+
+    def _apply_update(self, request: QueryRequest, text: str, base_iri: str | None) -> None:
+        """On the update thread (no network): what a parse of the update says, then the store."""
         analysis = analyse(text, update=True)
-        if not analysis.parsed:  # updates run in this process, which has network: only what a parse vouches for
+        if not analysis.parsed:  # only what a parse vouches for runs
             raise HttpError(400, "update-syntax", f"SPARQL syntax error: {analysis.error}")
         if (analysis.service or analysis.load) and not self.settings.allow_service:
             raise HttpError(403, "service-refused",
@@ -511,44 +526,13 @@ class Service:
                                 "using-graph-uri or using-named-graph-uri may not be combined with an update "
                                 "that has USING, USING NAMED or WITH")
             text = with_using(text, request.using_graphs, request.using_named_graphs)
-        if base_iri:
-            text = f"BASE <{base_iri}> {text}"  # on the first line: error positions stay right but for columns
-        with self.update_lock:
-            try:
-                self.store.update(text)
-                self.store.flush()
-            except HpckgError as error:
-                raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
-            self.pool.generation += 1
-            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
-            self.responses.clear()
-            # the description counts what the update changed; the statistics are kept per update revision
-            self.publication.forget()
-        logger.info("applied an update; the query workers reopen the store")
-
-
-_WHERE = re.compile(r"(?<![\w:?$.\-])(DELETE\s+)?WHERE(?![\w:\-])", re.IGNORECASE)
-
-
-def with_using(text: str, default: list[str], named: list[str]) -> str:
-    """An update with USING/USING NAMED clauses for the protocol's using-graph-uri and using-named-graph-uri
-    before the WHERE of each DELETE/INSERT operation (the only operations that take them). The parse has
-    already said the update has no USING or WITH of its own; WHERE is found as a keyword token outside
-    strings, IRIs, comments and brackets (a subquery's WHERE is inside braces)."""
-    clauses = "".join(f"USING <{g}> " for g in default) + "".join(f"USING NAMED <{g}> " for g in named)
-    blanked = blank_opaque(text)
-    depth, inserts = 0, []
-    for match in re.finditer(r"[{}()\[\]]|" + _WHERE.pattern, blanked, re.IGNORECASE):
-        token = match.group(0)
-        if token in "{([":
-            depth += 1
-        elif token in "})]":
-            depth = max(0, depth - 1)
-        elif depth == 0 and not match.group(1):  # DELETE WHERE takes no USING
-            inserts.append(match.start())
-    for at in reversed(inserts):
-        text = text[:at] + clauses + text[at:]
-    return text
+        try:
+            apply(self.store, text, base_iri)
+            self.store.flush()
+        except HpckgError as error:
+            raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
+        except UpdateFailed as error:
+            raise HttpError(500, "update-failed", str(error)) from None
 
 
 def position(message: str) -> dict:
@@ -1118,6 +1102,11 @@ async def read_request(request: Request) -> QueryRequest:
             query_request.using_named_graphs += form.get("using-named-graph-uri", [])
     if query_request.query is not None and query_request.update is not None:
         raise HttpError(400, "query-and-update", "send either query or update, not both")
+    for name, values in (("default-graph-uri", query_request.default_graphs),
+                         ("named-graph-uri", query_request.named_graphs),
+                         ("using-graph-uri", query_request.using_graphs),
+                         ("using-named-graph-uri", query_request.using_named_graphs)):
+        graph_iris(values, name)
     return query_request
 
 
@@ -1152,8 +1141,28 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
+# A Host header as RFC 9110 has it: a name or IPv4 address, or an IPv6 literal in brackets, and a port.
+HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+
+
 def absolute(headers: Headers, path: str) -> str:
-    return f"http://{headers.get('host') or '127.0.0.1'}{path}"
+    """This server's URL for `path`, from the Host header: the base IRI of queries and updates, so it
+    must be a host and nothing else (400 bad-host)."""
+    host = headers.get("host") or "127.0.0.1"
+    if not HOST.fullmatch(host):
+        raise HttpError(400, "bad-host", "the Host header is not a host name or address (with a port)")
+    return f"http://{host}{path}"
+
+
+def graph_iris(values: list[str], name: str) -> list[str]:
+    """The values of a dataset parameter (default-graph-uri, using-graph-uri...), each an absolute IRI by
+    Oxigraph's own IRI parser, else 400: they enter operations as IRIs, never as text."""
+    for value in values:
+        try:
+            ox.NamedNode(value)
+        except ValueError:
+            raise HttpError(400, "bad-graph-iri", f"{name} must be an absolute IRI, not {value[:100]!r}") from None
+    return values
 
 
 # ---- middleware and the application ------------------------------------------------------------------
@@ -1208,6 +1217,8 @@ class FastAnswers:
         if wants_html(accept):
             return None
         results, rdf = negotiate(accept, None)
+        if host and not HOST.fullmatch(host):
+            return None  # the full path answers 400 bad-host
         job = Job(params[0][1], results.name, rdf.name, base_iri=f"http://{host or '127.0.0.1'}{urls.SPARQL}")
         service = self.service
         job.max_results = service.settings.max_results
