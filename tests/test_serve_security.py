@@ -425,3 +425,74 @@ def test_a_valid_query_of_thousands_of_patterns_is_not_refused_by_a_recursion_li
     # but the check in front of it reads the query to its end.
     assert status == 200 or (status == 503 and code(body) == "timeout"), body
 
+
+# ---- the request head, the command line, headers on every answer ---------------------------------------
+
+def raw_request(server, request: bytes) -> bytes:
+    """What the server answers to raw bytes, read until it closes or 10 s pass."""
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        try:
+            conn.sendall(request)
+        except OSError:  # the server may close before it has read everything: that is the point
+            pass
+        answer = b""
+        try:
+            while chunk := conn.recv(65536):
+                answer += chunk
+        except OSError:
+            pass
+    return answer
+
+
+@pytest.mark.parametrize("field", ["one-long-header", "many-headers", "long-target"])
+def test_a_request_head_past_the_limit_is_refused(server, field):
+    if field == "one-long-header":
+        head = b"GET /sparql?query=ASK%7B%7D HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * (4 << 20) + b"\r\n\r\n"
+    elif field == "many-headers":
+        head = (b"GET /sparql?query=ASK%7B%7D HTTP/1.1\r\nHost: x\r\n"
+                + b"".join(b"X-Pad-%d: %s\r\n" % (i, b"a" * 100) for i in range(20_000)) + b"\r\n")
+    else:
+        head = b"GET /sparql?query=" + b"A" * (4 << 20) + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    answer = raw_request(server, head)
+    assert answer.startswith((b"HTTP/1.1 431", b"HTTP/1.1 400", b"HTTP/1.1 414")), answer[:200]
+    status, _, _ = sparql_get(server, "ASK {}")
+    assert status == 200
+
+
+@pytest.mark.parametrize("path", ["/sparql?query=ASK%7B%7D", "/sparql?query=SELECT%20*%20WHERE%20%7B%7D",
+                                  "/search.json?q=kalos", "/id/system/kalos.ttl", "/", "/nothing-here",
+                                  "/sparql?query=SELEC"])
+def test_every_answer_says_nosniff(server, path):
+    status, headers, _ = http(server.url + path, headers={"Accept": "application/sparql-results+json"})
+    assert headers.get("X-Content-Type-Options") == "nosniff", (path, status)
+    # A repeated query is answered from the fast path before the application: the same header.
+    status, headers, _ = http(server.url + path, headers={"Accept": "application/sparql-results+json"})
+    assert headers.get("X-Content-Type-Options") == "nosniff", (path, status)
+
+
+def test_the_contribute_form_refuses_an_opaque_origin(server):
+    status, _, body = http(server.url + "/contribute", method="POST",
+                           data=urllib.parse.urlencode({"draft": "@prefix ex: <http://example.org/> ."}).encode(),
+                           headers={**FORM, "Origin": "null", "Accept": "application/json"})
+    assert status == 403, body
+
+
+def run_hpckg(*arguments: str) -> subprocess.CompletedProcess:
+    from conftest import hpckg_executable
+
+    return subprocess.run([hpckg_executable(), *arguments], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "65536"])
+def test_serve_refuses_a_port_that_does_not_exist(port):
+    result = run_hpckg("serve", "--store", str(serve_store()), "--port", port)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "port" in result.stderr and "65535" in result.stderr, result.stderr
+
+
+def test_export_says_it_cannot_write_where_it_cannot(tmp_path):
+    result = run_hpckg("export", "--store", str(serve_store()), "--format", "nq", "--out", "/proc/nope/x.nq")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "/proc/nope/x.nq" in result.stderr and "cannot write" in result.stderr, result.stderr
+    assert "damaged" not in result.stderr

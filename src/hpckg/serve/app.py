@@ -1264,6 +1264,27 @@ def cached_headers(response: Response) -> list[tuple[bytes, bytes]]:
     return [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
 
 
+class NoSniff:
+    """X-Content-Type-Options: nosniff on every answer, the fast ones included: a browser must not take a
+    query's results (whose text a client chose) for HTML or script."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-content-type-options"]
+                message = {**message, "headers": [*headers, (b"x-content-type-options", b"nosniff")]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
 class HttpVersions:
     """Refuse requests without an HTTP/1.x or 2 version (an HTTP/0.9 request line is a client mistake)."""
 
@@ -1374,7 +1395,8 @@ def create_app(settings: Settings) -> Starlette:
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
         # FollowBuilds first: the fast answers below are keyed by the store generation it may switch.
-        middleware=[Middleware(FollowBuilds, service=service), Middleware(FastAnswers, service=service),
+        middleware=[Middleware(NoSniff), Middleware(FollowBuilds, service=service),
+                    Middleware(FastAnswers, service=service),
                     Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
