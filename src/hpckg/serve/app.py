@@ -112,7 +112,7 @@ COMPARISONS_KEPT = 64  # compare pages (their charts drawn) kept per server
 LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
 EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
-STRIKE_SECONDS = 600.0
+STRIKE_SECONDS = 60.0  # short: behind a proxy without --trusted-proxy one address is every client
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
 SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive
@@ -165,8 +165,9 @@ class RateLimiter:
                 self._running.setdefault(client, []).append(now)
         return now
 
-    def finish(self, client: str, started: float, seconds: float | None = None) -> None:
-        """A query that started at `started` ended: charge its time (or `seconds`, when more)."""
+    def finish(self, client: str, started: float, seconds: float | None = None, waited: float = 0.0) -> None:
+        """A query that started at `started` ended: charge its time (or `seconds`, when more), less the
+        `waited` seconds it spent waiting for a worker (other clients' queries held them)."""
         if self.capacity <= 0:
             return
         now = time.monotonic()
@@ -176,11 +177,16 @@ class RateLimiter:
                 running.remove(started)
             if not running:
                 self._running.pop(client, None)
-            spent = max(now - started, seconds or 0.0)
+            spent = max(now - started - waited, seconds or 0.0, 0.0)
             self._buckets[client] = (self._level(client, now) - spent, now)
             if len(self._buckets) > 10_000:  # forget clients whose budget has refilled: a full bucket
                 self._buckets = {c: (level, then) for c, (level, then) in self._buckets.items()
                                  if level + (now - then) * self.capacity / 60 < self.capacity or c in self._running}
+
+    def remaining(self, client: str) -> float:
+        """Seconds of query time the client has left now."""
+        with self._lock:
+            return self._level(client, time.monotonic())
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until the client may query again, or None when it may query now."""
@@ -391,7 +397,7 @@ class Service:
         if retry is not None:
             raise HttpError(429, "workers-lost",
                             f"this client's queries stopped {STRIKES} query workers (crash or memory limit) in the "
-                            f"last {STRIKE_SECONDS / 60:g} minutes; retry in {retry} s",
+                            f"last {STRIKE_SECONDS:g} s; retry in {retry} s",
                             headers={"Retry-After": str(retry)})
         if nesting(query) > MAX_NESTING:
             raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
@@ -414,8 +420,9 @@ class Service:
         if (answer := self.lookup(client, job, key)) is not None:
             return answer
         started = self.limiter.start(client)
-        with self.answering(client, job, started):
+        with self.answering(client, job, started) as waited:
             answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
+            waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
         return self.checked(answer, key)
@@ -431,9 +438,10 @@ class Service:
         if (answer := self.lookup(client, job, key)) is not None:
             return answer  # a few tens of microseconds: answered on the loop
         started = self.limiter.start(client)
-        with self.answering(client, job, started):
+        with self.answering(client, job, started) as waited:
             answer = await self.pool.run_async(job, timeout=self.settings.timeout,
                                                slow=self.known_slow(client, job.query))
+            waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
         return self.checked(answer, key)
@@ -450,9 +458,11 @@ class Service:
 
     @contextmanager
     def answering(self, client: str, job: Job, started: float):
-        """Turn the pool's failures into HTTP errors and charge the client's query time."""
+        """Turn the pool's failures into HTTP errors and charge the client's query time: the time its
+        query ran, not the time it waited for a worker (the block sets waited[0] from the answer)."""
+        waited = [0.0]
         try:
-            yield
+            yield waited
         except QueryTimeout as error:
             logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
             self.ran_slowly(client, job.query)
@@ -461,6 +471,7 @@ class Service:
             self.ran_slowly(client, job.query)
             raise HttpError(503, "slow-lane-full", str(error), headers={"Retry-After": "5"}) from None
         except PoolBusy as error:
+            waited[0] = time.monotonic() - started  # it never ran
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
         except MemoryLimit as error:
             logger.warning("query from %s stopped at the memory limit: %.200s", client, job.query)
@@ -472,7 +483,7 @@ class Service:
             self.strike(client)  # a client that keeps crashing workers is stopped
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
-            self.limiter.finish(client, started)
+            self.limiter.finish(client, started, waited=waited[0])
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
@@ -1142,7 +1153,7 @@ async def read_body(request: Request) -> bytes:
 
 
 # A Host header as RFC 9110 has it: a name or IPv4 address, or an IPv6 literal in brackets, and a port.
-HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+HOST = re.compile(r"(?:[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 
 
 def absolute(headers: Headers, path: str) -> str:

@@ -196,8 +196,8 @@ def analyse(text: str, update: bool = False) -> Analysis:
     return _analyse_cached(text, update) if len(text) <= CACHED_TEXT else _analyse(text, update)
 
 
-PARSE_STACK = 256 << 20  # bytes of stack for a parse: rdflib's grammar recurses per pattern of a group
-PARSE_RECURSION = 200_000  # Python frames a parse may use (a valid query of 4,000 patterns needs ~60,000)
+PARSE_STACK = 64 << 20  # bytes of stack for a parse (12,000 patterns in one group parse within it)
+PARSE_RECURSION = 120_000  # Python frames a parse may use: rdflib recurses per pattern of a group
 _PARSE_LOCK = threading.Lock()  # pyparsing fixes its parse actions up on first calls: not thread-safe
 
 

@@ -193,6 +193,8 @@ def run_job(store: ox.Store, job: Job) -> Answer:
     if job.named_graphs:
         kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
     if not job.service_checked and needs_parse(job.query):
+        # rdflib's grammar loads on a worker's first such query (~0.3 s), not at its start: workers stopped
+        # past the quick budget are respawned often, and lookups wait for them.
         analysis = analyse(job.query)
         if not analysis.parsed:
             return Answer(status=400, code="query-syntax",
@@ -253,8 +255,6 @@ def worker_main(conn: multiprocessing.connection.Connection, store_path: str, al
     read-only, then answer jobs until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
     walls = [] if allow_network else isolate_network()
-    if not allow_network:
-        import rdflib.plugins.sparql.parser  # noqa: F401 - the SERVICE check's grammar, loaded before any query
     store = reopen(store_path)  # a writable server store may be compacting while the workers start
     if bound_memory(memory_mb):  # after opening: the store's own mappings are not a query's memory
         walls.append(f"memory {memory_mb} MiB")
