@@ -6,6 +6,7 @@ SIGTERM need a real server process: test_serve_live.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
@@ -411,3 +412,46 @@ def test_the_caches_count_long_query_texts_against_their_capacity():
         responses.put((text.encode(), b"", b""), 0, [], b"0123456789")
     for cache in (answers, responses):
         assert cache.size <= 1 << 20 and len(cache._entries) <= 11  # noqa: SLF001
+
+
+# ---- scheduling: waiting for a worker is free; lockouts are short ----------------------------------------
+
+SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # stopped by a 2 s time limit
+
+
+def test_waiting_for_a_worker_is_not_charged_to_the_rate_limit():
+    import threading
+    import time
+
+    from hpckg.serve.responses import HttpError
+
+    with in_process(serve_store(), workers=1, slow_slots=1, rate_limit=60, timeout=3, cache_bytes=0) as http:
+        service = http.app.state.service
+
+        def hold() -> None:
+            with contextlib.suppress(HttpError):  # its 503 timeout is expected
+                service.run("slow-client", Job(SLOW))
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        time.sleep(0.5)  # the slow query holds the one worker until the time limit stops it
+        started = time.monotonic()
+        try:
+            waited = service.run("waiting-client", Job("SELECT * WHERE { ?s ?p ?o } LIMIT 1 # waits")).waited
+        except HttpError as error:
+            assert error.code == "busy", error.message
+            waited = time.monotonic() - started
+        holder.join()
+        assert waited > 1.0  # it did wait behind the slow query
+        spent = 60 - service.limiter.remaining("waiting-client")
+        assert spent < waited / 2, (spent, waited)
+
+
+def test_a_client_that_lost_workers_is_locked_out_for_a_minute_at_most():
+    with in_process(serve_store(), workers=1, rate_limit=0) as http:
+        service = http.app.state.service
+        for _ in range(app_module.STRIKES):
+            service.strike("careless")
+        retry = service.struck_out("careless")
+        assert retry is not None and retry <= 60
+        assert service.struck_out("someone-else") is None

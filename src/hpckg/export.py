@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from hpckg.errors import InputError
 from hpckg.formats import RdfFormatInfo
 from hpckg.namespaces import META_GRAPH, ONTOLOGY, PREFIXES
 from hpckg.publish.description import Dump, describe
@@ -58,10 +59,13 @@ def export(store: AnyStore, *, format: RdfFormatInfo, settings: PublisherSetting
     if out is None:
         return data
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".partial")
-    tmp.write_bytes(data)
-    tmp.replace(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        tmp.replace(out)
+    except OSError as error:  # said as the output's problem: the store was read fine
+        raise InputError(f"cannot write {out}: {error.strerror or error}") from None
     return None
 
 

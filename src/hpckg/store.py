@@ -178,8 +178,8 @@ class GraphStore(Protocol):
         prepended unless `prefixes` is False."""
         ...
 
-    def update(self, sparql: str) -> None:
-        """Run a SPARQL update (the project's prefixes prepended)."""
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
+        """Run a SPARQL update (the project's prefixes prepended; relative IRIs against base_iri)."""
         ...
 
     def load_quads(self, quads: Iterable[ox.Quad], *, graph: str | None = None) -> int:
@@ -321,9 +321,9 @@ class Store:
         except SyntaxError as error:
             raise query_error(error, _PREFIX_LINES if prefixes else 0, sparql) from None
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
         try:
-            self._store.update(sparql_prefixes() + sparql)
+            self._store.update(sparql_prefixes() + sparql, base_iri=base_iri)
         except SyntaxError as error:
             raise query_error(error, _PREFIX_LINES, sparql) from None
 
@@ -540,8 +540,10 @@ class RemoteStore:
             text = f"{self.profile.written_order}\n{text}"
         return text
 
-    def update(self, sparql: str) -> None:
-        self._send(self._wrapper(self.update_endpoint, sparql_prefixes() + sparql, update=True),
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
+        # The protocol has no base IRI parameter: a BASE line, from an IRI Oxigraph's parser accepted.
+        base = f"BASE <{ox.NamedNode(base_iri).value}>\n" if base_iri else ""
+        self._send(self._wrapper(self.update_endpoint, base + sparql_prefixes() + sparql, update=True),
                    self.update_endpoint)
         self._live = None
 

@@ -345,3 +345,31 @@ chg:kalos-2026-11-30 a hpc:ChangeEntry ;
     assert not {"claim-edited", "claim-removed"} & codes(report)
     completed = run_hpckg("check", "--base", "no-such-rev", KALOS, cwd=repository)
     assert completed.returncode == 2 and "--base no-such-rev" in text(completed)[1]
+
+
+# A plain triple outside the vocabulary, owl:sameAs, an IRI that is a project namespace but for case, a
+# bidirectional override: each refused by `hpckg check` and by `hpckg validate`, naming file:line, the rule,
+# the node and the value.
+UNSAFE = {
+    "outside-vocabulary": ("outside-vocabulary.ttl", "http://example.org/owns"),
+    "same-as": ("owl-same-as.ttl", "sys:kalos"),
+    "iri-case": ("iri-case.ttl", "https://W3ID.ORG/hpckg/id/system/example-cluster"),
+    "bidi-control": ("bidi-override.ttl", "\\u202e"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(UNSAFE))
+def test_check_and_validate_refuse_what_reads_as_something_else(project, rule):
+    name, value = UNSAFE[rule]
+    path = project / "data" / "ttl" / "systems" / "example-cluster.ttl"
+    shutil.copy(ROOT / "tests" / "contributions" / "bad" / name, path)
+    status, report, _ = check(str(path), cwd=project)
+    assert status == 2 and codes(report) == {rule}, report
+    problem = report["problems"][0]
+    assert problem["line"] and problem["details"]["rule"] == rule and problem["details"]["node"]
+    assert value in problem["message"] + problem["focus"], problem
+    completed = run_hpckg("validate", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 2, out + err
+    assert f"example-cluster.ttl:{problem['line']}" in out + err and f"[{rule}]" in out + err, out + err
+    assert "Traceback" not in err

@@ -44,7 +44,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     add_store_option(parser, help="the store built by `hpckg build` (opened read-only; default the project's "
                                   ".hpckg/store), or the query URL of the SPARQL server it was built into")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 = any)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (default 8000; 0 = any)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                         help="time limit of one query (default 30)")
     parser.add_argument("--max-results", type=int, default=10_000, metavar="N",
@@ -113,6 +113,18 @@ def configure_logging(level: str, access: bool) -> None:
     })
 
 
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse's type: anything else exits 2 saying so). The kernel would take
+    99999 modulo 65536 for another port without a word."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535, not {port}")
+    return port
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on host:port (port 0: any free port), for uvicorn to serve on."""
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
@@ -149,7 +161,7 @@ def run(args: argparse.Namespace, project: Project) -> int:
     import uvicorn
 
     from hpckg.serve.app import Settings, create_app
-    from hpckg.serve.protocol import CoalescingHTTPProtocol
+    from hpckg.serve.protocol import MAX_HEAD, CoalescingHTTPProtocol
 
     if args.workers < 1:
         raise InputError("--workers must be at least 1")
@@ -205,7 +217,7 @@ def run(args: argparse.Namespace, project: Project) -> int:
               flush=True)
         config = uvicorn.Config(app, http=CoalescingHTTPProtocol, log_config=None, log_level=level,
                                 access_log=args.verbose, server_header=False, proxy_headers=False, lifespan="on",
-                                ws="none", timeout_graceful_shutdown=5)
+                                ws="none", timeout_graceful_shutdown=5, h11_max_incomplete_event_size=MAX_HEAD)
         # uvicorn stops on SIGTERM and SIGINT itself, then raises the signal again: _stop turns it into
         # KeyboardInterrupt, which ends the command cleanly below.
         uvicorn.Server(config).run(sockets=[sock])

@@ -20,7 +20,7 @@ from hpckg.datafiles.report import CheckReport
 from hpckg.errors import RdfSyntaxError
 from hpckg.formats import rdf_format
 from hpckg.names import COUNTRY_SLUG_RE, SLUG_RE
-from hpckg.namespaces import ENTITY_KINDS, ID, ONTOLOGY, PREFIXES, VOCAB, entity, hpc
+from hpckg.namespaces import BASE, ENTITY_KINDS, GRAPH, ID, ONTOLOGY, PREFIXES, VOCAB, entity, hpc
 from hpckg.project import FileRefused, Project, read_file
 from hpckg.store import parse_rdf
 from hpckg.terms import OWL_IMPORTS, RDF_FIRST, RDF_REST, RDF_TYPE, XSD
@@ -43,6 +43,28 @@ TERM_CLASSES = frozenset({_OWL + "Class", _RDFS + "Class", PREFIXES["rdf"] + "Pr
 TERM_PREDICATES = frozenset({_RDFS + "subClassOf", _RDFS + "subPropertyOf", _RDFS + "domain", _RDFS + "range",
                              _OWL + "equivalentClass", _OWL + "equivalentProperty", _SKOS + "inScheme"})
 HPC_ABOUT = hpc("about")
+OWL_SAME_AS = _OWL + "sameAs"
+_DC, _PROV = PREFIXES["dcterms"], PREFIXES["prov"]
+# The terms of other vocabularies a data file states directly (names, sources, change entries, provenance);
+# every other fact is a claim with an hpckg property (hpc:property), or no fact of this graph at all.
+DATA_PREDICATES = frozenset({
+    RDF_TYPE, _RDFS + "label", _RDFS + "comment", _RDFS + "seeAlso",
+    _SKOS + "prefLabel", _SKOS + "altLabel", _SKOS + "hiddenLabel", _SKOS + "notation", _SKOS + "note",
+    _SKOS + "definition",
+    _PROV + "hadPrimarySource", _PROV + "wasDerivedFrom", _PROV + "used", _PROV + "startedAtTime",
+    _PROV + "endedAtTime", _PROV + "generatedAtTime", _PROV + "wasAssociatedWith", _PROV + "wasGeneratedBy",
+    _PROV + "specializationOf",
+    _DC + "title", _DC + "publisher", _DC + "creator", _DC + "identifier", _DC + "date", _DC + "issued",
+    _DC + "modified", _DC + "isPartOf", _DC + "description", _DC + "license", _DC + "source",
+    PREFIXES["schema"] + "url",
+})
+# Predicates with rules of their own (declares-term, owl-imports, rdf-list).
+REPORTED_ELSEWHERE = TERM_PREDICATES | {OWL_IMPORTS, RDF_FIRST, RDF_REST}
+# Bidirectional controls (embeddings, overrides, isolates, marks): text holding one is shown in an order
+# other than the one it is stored in, so a name can read as another.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The project's own namespaces: an IRI equal to one of them but for case is another IRI that reads the same.
+PROJECT_NAMESPACES = (BASE, ID, ONTOLOGY, VOCAB, GRAPH)
 
 _TZ = r"(?:Z|[+-]\d{2}:\d{2})?"
 _LEXICAL = {
@@ -340,7 +362,58 @@ def check_terms(parsed: ParsedFile, report: CheckReport, ontology_dir: Path) -> 
                         report.add("iri-convention", problem, file=parsed.display, focus=iri,
                                    line=parsed.line_of_iri(iri, statement=False),
                                    fix="see 'IRIs and slugs' in CONTRIBUTING.md")
+    check_outside_vocabulary(parsed, report, terms, once)
     check_placeholders(parsed, report, vocabulary(ontology_dir))
+
+
+def check_outside_vocabulary(parsed: ParsedFile, report: CheckReport, terms: frozenset[str], once) -> None:
+    """What a file may not state even when it parses and uses valid terms: a property outside hpckg's
+    vocabulary as a plain triple (unsourced, untiered: no claim), owl:sameAs (a silent merge of two
+    records), an IRI that is one of the project's namespaces but for case, and text with bidirectional
+    controls."""
+    # A project prefix bound elsewhere (prefix-redefined) already explains every term it spells.
+    hijacked = any(p.code == "prefix-redefined" and p.file == parsed.display for p in report.problems)
+    for quad in parsed.quads:
+        subject, predicate = quad.subject.value, quad.predicate.value
+        if predicate == OWL_SAME_AS:
+            if once("same-as", subject):
+                report.add("same-as", f"{shorten(subject)} owl:sameAs {shorten(quad.object.value)}: owl:sameAs "
+                           "merges two records silently, with no source and no tier",
+                           fix="state it as a claim with hpc:property hpc:sameMachineAs, its source and tier",
+                           file=parsed.display, line=parsed.line_of_text("sameAs"), focus=subject,
+                           details={"rule": "same-as", "node": subject, "value": quad.object.value})
+        elif (not hijacked and predicate not in terms and predicate not in DATA_PREDICATES
+              and predicate not in REPORTED_ELSEWHERE and not predicate.startswith((ONTOLOGY, VOCAB, TODO_NS))):
+            if once("outside-vocabulary", predicate):
+                report.add("outside-vocabulary", f"{shorten(subject)} {shorten(predicate)} "
+                           f"{shorten(quad.object.value)}: {shorten(predicate)} is no property of hpckg's "
+                           "vocabulary, and a plain triple has no source or tier",
+                           fix="state the fact as a claim with an hpckg property (`hpckg vocab` lists them), or "
+                               "propose the property in a separate change to ontology/hpckg.ttl",
+                           file=parsed.display, line=parsed.line_of_iri(predicate, statement=False)
+                           or parsed.line_of_iri(subject), focus=subject,
+                           details={"rule": "outside-vocabulary", "node": subject, "value": predicate})
+        for term in (quad.subject, quad.predicate, quad.object):
+            if isinstance(term, ox.NamedNode):
+                iri = term.value
+                lowered = iri.lower()
+                near = next((ns for ns in PROJECT_NAMESPACES
+                             if lowered.startswith(ns.lower()) and not iri.startswith(ns)), None)
+                if near and once("iri-case", iri):
+                    report.add("iri-case", f"<{iri}> differs from the project's namespace <{near}> only by "
+                               "case: it is another IRI, which reads as one of hpckg's",
+                               fix=f"write the namespace as <{near}> (w3id.org and hpckg in lowercase)",
+                               file=parsed.display, line=parsed.line_of_text(iri[:40]), focus=iri,
+                               details={"rule": "iri-case", "node": iri, "value": near})
+            text = term.value if isinstance(term, ox.Literal | ox.NamedNode) else ""
+            found = BIDI_CONTROLS.search(text)
+            if found and once("bidi-control", text):
+                report.add("bidi-control", f"{shorten(subject)} {shorten(predicate)} holds U+{ord(found.group()):04X} "
+                           f"in \"{text[:60]}\", a bidirectional control that shows text in another order "
+                           "than it is stored", fix="remove the control character; write the text in the order "
+                           "it is read", file=parsed.display, line=parsed.line_of_text(text[:found.start()][:40])
+                           if found.start() else parsed.line_of_iri(subject), focus=subject,
+                           details={"rule": "bidi-control", "node": subject, "value": text})
 
 
 def _iri_problem(iri: str, slug_literal: str | None, about: str | None) -> str | None:

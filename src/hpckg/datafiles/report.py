@@ -34,6 +34,11 @@ CODES: dict[str, tuple[str, str]] = {
     "machine-record": (ERROR, "a data file states something as the work of hpckg itself (an import or a source check)"),
     "declares-term": (ERROR, "a data file declares a class, property or concept, which only ontology/ may do"),
     "unknown-term": (ERROR, "a term in the hpckg ontology or vocabulary namespaces that they do not define"),
+    "outside-vocabulary": (ERROR, "a plain triple with a property outside hpckg's vocabulary (no claim: no source, "
+                                  "no tier)"),
+    "same-as": (ERROR, "the file asserts owl:sameAs, a silent merge; hpc:sameMachineAs claims say it with evidence"),
+    "iri-case": (ERROR, "an IRI differs from one of the project's namespaces only by case"),
+    "bidi-control": (ERROR, "text or an IRI holds a bidirectional control character (U+202E...), shown out of order"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),
     "placeholder": (ERROR, "a 'TODO' placeholder from `hpckg new` is still there"),
     "undefined-entity": (ERROR, "the file refers to a system, site, organisation, part, country or source that no "

@@ -76,8 +76,8 @@ from hpckg.serve.sparql import (
     QueryRequest,
     accepted,
     analyse,
-    blank_opaque,
     deterministic,
+    escape_problem,
     is_lookup,
     needs_parse,
     negotiate,
@@ -85,6 +85,7 @@ from hpckg.serve.sparql import (
     serialize_triples,
     wants_html,
 )
+from hpckg.serve.updates import UpdateFailed, UpdateRunner, apply, with_using
 from hpckg.serve.views import Views, json_dumps
 from hpckg.serve.void import service_description
 from hpckg.serve.workers import (
@@ -112,7 +113,7 @@ COMPARISONS_KEPT = 64  # compare pages (their charts drawn) kept per server
 LIST_ROWS_KEPT = 32  # query answers behind lists kept per server (an edition is ~500 rows)
 EDITION = re.compile(r"\d{4}-\d{2}")
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
-STRIKE_SECONDS = 600.0
+STRIKE_SECONDS = 60.0  # short: behind a proxy without --trusted-proxy one address is every client
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
 SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
 BODY_TIMEOUT = 10.0  # seconds a request body may take to arrive
@@ -166,8 +167,9 @@ class RateLimiter:
                 self._running.setdefault(client, []).append(now)
         return now
 
-    def finish(self, client: str, started: float, seconds: float | None = None) -> None:
-        """A query that started at `started` ended: charge its time (or `seconds`, when more)."""
+    def finish(self, client: str, started: float, seconds: float | None = None, waited: float = 0.0) -> None:
+        """A query that started at `started` ended: charge its time (or `seconds`, when more), less the
+        `waited` seconds it spent waiting for a worker (other clients' queries held them)."""
         if self.capacity <= 0:
             return
         now = time.monotonic()
@@ -177,11 +179,16 @@ class RateLimiter:
                 running.remove(started)
             if not running:
                 self._running.pop(client, None)
-            spent = max(now - started, seconds or 0.0)
+            spent = max(now - started - waited, seconds or 0.0, 0.0)
             self._buckets[client] = (self._level(client, now) - spent, now)
             if len(self._buckets) > 10_000:  # forget clients whose budget has refilled: a full bucket
                 self._buckets = {c: (level, then) for c, (level, then) in self._buckets.items()
                                  if level + (now - then) * self.capacity / 60 < self.capacity or c in self._running}
+
+    def remaining(self, client: str) -> float:
+        """Seconds of query time the client has left now."""
+        with self._lock:
+            return self._level(client, time.monotonic())
 
     def retry_after(self, client: str) -> int | None:
         """Seconds until the client may query again, or None when it may query now."""
@@ -227,6 +234,9 @@ class Service:
         self.cache = AnswerCache(settings.cache_bytes)
         self.responses = ResponseCache(min(settings.cache_bytes, 16 << 20))
         self.update_lock = threading.Lock()
+        # Updates run on a thread of their own without network (hpckg.serve.updates); a store that is a
+        # SPARQL server is reached over the network, so its updates cannot be walled that way.
+        self.updates = UpdateRunner(allow_network=settings.allow_service or self.remote)
         self._closed = False
         # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
         self._slow_texts: OrderedDict[bytes, None] = OrderedDict()  # SHA-256 of the texts
@@ -250,6 +260,7 @@ class Service:
                 if handle is None or handle[0] != generation:
                     handle = self._lookup_store = (generation, reopen(self.pool.store_path))
         job.generation = generation
+        job.service_checked = True  # a lookup's form has no SERVICE: nothing to parse in this process
         started = self.limiter.start(client)
         try:
             answer = run_job(handle[1], job)
@@ -368,6 +379,7 @@ class Service:
             self.prepared.closed = True
         logger.info("stopping %d query workers", self.pool.size)
         self.pool.close()
+        self.updates.close()
         self._close_store()
 
     def _close_store(self) -> None:
@@ -377,7 +389,7 @@ class Service:
             pass  # pyoxigraph refuses to flush a read-only store; there is nothing to write anyway
 
     def check(self, client: str, query: str) -> None:
-        """Refuse a query before it runs: rate limit, nesting, then SERVICE (from a parse of the query)."""
+        """Refuse a query before it runs: rate limit, nesting, escapes the SERVICE check could misread."""
         retry = self.limiter.retry_after(client)
         if retry is not None:
             raise HttpError(429, "rate-limited",
@@ -387,25 +399,22 @@ class Service:
         if retry is not None:
             raise HttpError(429, "workers-lost",
                             f"this client's queries stopped {STRIKES} query workers (crash or memory limit) in the "
-                            f"last {STRIKE_SECONDS / 60:g} minutes; retry in {retry} s",
+                            f"last {STRIKE_SECONDS:g} s; retry in {retry} s",
                             headers={"Retry-After": str(retry)})
         if nesting(query) > MAX_NESTING:
             raise HttpError(400, "too-nested", f"the query nests brackets more than {MAX_NESTING} deep; "
                                                "this server refuses such queries before parsing them")
         if not self.settings.allow_service:
-            analysis = analyse(query)
-            if not analysis.parsed:
-                raise HttpError(400, "query-syntax", "the query could not be parsed to check it for SERVICE "
-                                                     f"clauses: {analysis.error}")
-            if analysis.service:
-                raise HttpError(403, "service-refused",
-                                "federated queries (SERVICE) are disabled on this server, which makes no "
-                                "outbound requests; run the query against the remote endpoint, or start hpckg "
-                                "serve with --allow-service")
+            # What the worker's parse for SERVICE reads must be what Oxigraph runs (see escape_problem); the
+            # parse itself is the worker's, under the query's time limit (see workers.run_job).
+            problem = escape_problem(query)
+            if problem:
+                raise HttpError(400, "escape-refused", problem)
 
     def run(self, client: str, job: Job):
         """Run a query job for a client under the rate limit, the time limit and the result cap (blocking)."""
         self.check(client, job.query)
+        job.service_checked = self.settings.allow_service
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
@@ -413,18 +422,17 @@ class Service:
         if (answer := self.lookup(client, job, key)) is not None:
             return answer
         started = self.limiter.start(client)
-        with self.answering(client, job, started):
+        with self.answering(client, job, started) as waited:
             answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
+            waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
         return self.checked(answer, key)
 
     async def run_async(self, client: str, job: Job):
         """run() for the event loop: waits for a worker and its answer on the loop, holding no thread."""
-        if not self.settings.allow_service and needs_parse(job.query):
-            await run_in_threadpool(self.check, client, job.query)  # a parse may take tens of ms: off the loop
-        else:
-            self.check(client, job.query)
+        self.check(client, job.query)
+        job.service_checked = self.settings.allow_service
         job.max_results = self.settings.max_results
         key = self.cache_key(job)
         if key is not None and (cached := self.cache.get(key)) is not None:
@@ -432,9 +440,10 @@ class Service:
         if (answer := self.lookup(client, job, key)) is not None:
             return answer  # a few tens of microseconds: answered on the loop
         started = self.limiter.start(client)
-        with self.answering(client, job, started):
+        with self.answering(client, job, started) as waited:
             answer = await self.pool.run_async(job, timeout=self.settings.timeout,
                                                slow=self.known_slow(client, job.query))
+            waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
         return self.checked(answer, key)
@@ -451,9 +460,11 @@ class Service:
 
     @contextmanager
     def answering(self, client: str, job: Job, started: float):
-        """Turn the pool's failures into HTTP errors and charge the client's query time."""
+        """Turn the pool's failures into HTTP errors and charge the client's query time: the time its
+        query ran, not the time it waited for a worker (the block sets waited[0] from the answer)."""
+        waited = [0.0]
         try:
-            yield
+            yield waited
         except QueryTimeout as error:
             logger.warning("query from %s stopped at the time limit: %.200s", client, job.query)
             self.ran_slowly(client, job.query)
@@ -462,6 +473,7 @@ class Service:
             self.ran_slowly(client, job.query)
             raise HttpError(503, "slow-lane-full", str(error), headers={"Retry-After": "5"}) from None
         except PoolBusy as error:
+            waited[0] = time.monotonic() - started  # it never ran
             raise HttpError(503, "busy", f"{error}; try again shortly", headers={"Retry-After": "1"}) from None
         except MemoryLimit as error:
             logger.warning("query from %s stopped at the memory limit: %.200s", client, job.query)
@@ -473,7 +485,7 @@ class Service:
             self.strike(client)  # a client that keeps crashing workers is stopped
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
-            self.limiter.finish(client, started)
+            self.limiter.finish(client, started, waited=waited[0])
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""
@@ -500,8 +512,22 @@ class Service:
         text = request.update or ""
         if nesting(text) > MAX_NESTING:
             raise HttpError(400, "too-nested", f"the update nests brackets more than {MAX_NESTING} deep")
+        problem = escape_problem(text)
+        if problem:  # the check below would read another update than Oxigraph runs
+            raise HttpError(400, "escape-refused", problem)
+        with self.update_lock:
+            self.updates.call(self._apply_update, request, text, base_iri)
+            self.pool.generation += 1
+            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
+            self.responses.clear()
+            # the description counts what the update changed; the statistics are kept per update revision
+            self.publication.forget()
+        logger.info("applied an update; the query workers reopen the store")
+
+    def _apply_update(self, request: QueryRequest, text: str, base_iri: str | None) -> None:
+        """On the update thread (no network): what a parse of the update says, then the store."""
         analysis = analyse(text, update=True)
-        if not analysis.parsed:  # updates run in this process, which has network: only what a parse vouches for
+        if not analysis.parsed:  # only what a parse vouches for runs
             raise HttpError(400, "update-syntax", f"SPARQL syntax error: {analysis.error}")
         if (analysis.service or analysis.load) and not self.settings.allow_service:
             raise HttpError(403, "service-refused",
@@ -513,44 +539,13 @@ class Service:
                                 "using-graph-uri or using-named-graph-uri may not be combined with an update "
                                 "that has USING, USING NAMED or WITH")
             text = with_using(text, request.using_graphs, request.using_named_graphs)
-        if base_iri:
-            text = f"BASE <{base_iri}> {text}"  # on the first line: error positions stay right but for columns
-        with self.update_lock:
-            try:
-                self.store.update(text)
-                self.store.flush()
-            except HpckgError as error:
-                raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
-            self.pool.generation += 1
-            self.cache.clear()  # every entry is keyed by an older generation now: free the memory
-            self.responses.clear()
-            # the description counts what the update changed; the statistics are kept per update revision
-            self.publication.forget()
-        logger.info("applied an update; the query workers reopen the store")
-
-
-_WHERE = re.compile(r"(?<![\w:?$.\-])(DELETE\s+)?WHERE(?![\w:\-])", re.IGNORECASE)
-
-
-def with_using(text: str, default: list[str], named: list[str]) -> str:
-    """An update with USING/USING NAMED clauses for the protocol's using-graph-uri and using-named-graph-uri
-    before the WHERE of each DELETE/INSERT operation (the only operations that take them). The parse has
-    already said the update has no USING or WITH of its own; WHERE is found as a keyword token outside
-    strings, IRIs, comments and brackets (a subquery's WHERE is inside braces)."""
-    clauses = "".join(f"USING <{g}> " for g in default) + "".join(f"USING NAMED <{g}> " for g in named)
-    blanked = blank_opaque(text)
-    depth, inserts = 0, []
-    for match in re.finditer(r"[{}()\[\]]|" + _WHERE.pattern, blanked, re.IGNORECASE):
-        token = match.group(0)
-        if token in "{([":
-            depth += 1
-        elif token in "})]":
-            depth = max(0, depth - 1)
-        elif depth == 0 and not match.group(1):  # DELETE WHERE takes no USING
-            inserts.append(match.start())
-    for at in reversed(inserts):
-        text = text[:at] + clauses + text[at:]
-    return text
+        try:
+            apply(self.store, text, base_iri)
+            self.store.flush()
+        except HpckgError as error:
+            raise HttpError(400, "update-syntax", str(error), extra=position(str(error))) from None
+        except UpdateFailed as error:
+            raise HttpError(500, "update-failed", str(error)) from None
 
 
 def position(message: str) -> dict:
@@ -1121,6 +1116,11 @@ async def read_request(request: Request) -> QueryRequest:
             query_request.using_named_graphs += form.get("using-named-graph-uri", [])
     if query_request.query is not None and query_request.update is not None:
         raise HttpError(400, "query-and-update", "send either query or update, not both")
+    for name, values in (("default-graph-uri", query_request.default_graphs),
+                         ("named-graph-uri", query_request.named_graphs),
+                         ("using-graph-uri", query_request.using_graphs),
+                         ("using-named-graph-uri", query_request.using_named_graphs)):
+        graph_iris(values, name)
     return query_request
 
 
@@ -1155,8 +1155,28 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
+# A Host header as RFC 9110 has it: a name or IPv4 address, or an IPv6 literal in brackets, and a port.
+HOST = re.compile(r"(?:[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+
+
 def absolute(headers: Headers, path: str) -> str:
-    return f"http://{headers.get('host') or '127.0.0.1'}{path}"
+    """This server's URL for `path`, from the Host header: the base IRI of queries and updates, so it
+    must be a host and nothing else (400 bad-host)."""
+    host = headers.get("host") or "127.0.0.1"
+    if not HOST.fullmatch(host):
+        raise HttpError(400, "bad-host", "the Host header is not a host name or address (with a port)")
+    return f"http://{host}{path}"
+
+
+def graph_iris(values: list[str], name: str) -> list[str]:
+    """The values of a dataset parameter (default-graph-uri, using-graph-uri...), each an absolute IRI by
+    Oxigraph's own IRI parser, else 400: they enter operations as IRIs, never as text."""
+    for value in values:
+        try:
+            ox.NamedNode(value)
+        except ValueError:
+            raise HttpError(400, "bad-graph-iri", f"{name} must be an absolute IRI, not {value[:100]!r}") from None
+    return values
 
 
 # ---- middleware and the application ------------------------------------------------------------------
@@ -1211,6 +1231,8 @@ class FastAnswers:
         if wants_html(accept):
             return None
         results, rdf = negotiate(accept, None)
+        if host and not HOST.fullmatch(host):
+            return None  # the full path answers 400 bad-host
         job = Job(params[0][1], results.name, rdf.name, base_iri=f"http://{host or '127.0.0.1'}{urls.SPARQL}")
         service = self.service
         job.max_results = service.settings.max_results
@@ -1254,6 +1276,27 @@ def server_timing(answer: Answer) -> dict[str, str]:
 def cached_headers(response: Response) -> list[tuple[bytes, bytes]]:
     """A response's headers as the CORS middleware sends them (it adds Origin to Vary on the way out)."""
     return [(k, b"Accept, Origin" if k == b"vary" else v) for k, v in response.raw_headers]
+
+
+class NoSniff:
+    """X-Content-Type-Options: nosniff on every answer, the fast ones included: a browser must not take a
+    query's results (whose text a client chose) for HTML or script."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"x-content-type-options"]
+                message = {**message, "headers": [*headers, (b"x-content-type-options", b"nosniff")]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 class HttpVersions:
@@ -1366,7 +1409,8 @@ def create_app(settings: Settings) -> Starlette:
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
         # FollowBuilds first: the fast answers below are keyed by the store generation it may switch.
-        middleware=[Middleware(FollowBuilds, service=service), Middleware(FastAnswers, service=service),
+        middleware=[Middleware(NoSniff), Middleware(FollowBuilds, service=service),
+                    Middleware(FastAnswers, service=service),
                     Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],

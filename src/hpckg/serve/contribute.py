@@ -212,9 +212,9 @@ class ContributePage:
         if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
             raise Refused(403, "cross-site", "the Contribute form is only accepted from this site's own page")
         origin = request.headers.get("origin")
-        if origin and origin != "null":
+        if origin:  # "null" (a sandboxed frame, a data: URL, a file) is no page of this site either
             host = urllib.parse.urlsplit(origin).netloc
-            if host != request.headers.get("host"):
+            if origin == "null" or host != request.headers.get("host"):
                 raise Refused(403, "cross-site", "the Contribute form is only accepted from this site's own page")
 
     @staticmethod

@@ -23,8 +23,16 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 FLUSH_NOW = 64 * 1024  # a first write this large is not held back
 HEAD_TIMEOUT = 10.0  # seconds a connection may take to send a complete request head
+# Bytes a request head (request line and headers) may take: a GET query of 100 KiB fits; a 64 MiB header
+# would otherwise be buffered whole (httptools has no limit; h11's is uvicorn's h11_max_incomplete_event_size).
+MAX_HEAD = 128 * 1024
 TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                    b"x-content-type-options: nosniff\r\n"
                     b"content-length: 31\r\nconnection: close\r\n\r\nthe request head took too long\n")
+_TOO_LARGE = b"the request head is larger than 128 KiB\n"
+TOO_LARGE_RESPONSE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                      b"x-content-type-options: nosniff\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
+                      % (len(_TOO_LARGE), _TOO_LARGE))
 
 
 class CoalescingTransport:
@@ -85,12 +93,38 @@ class CoalescingHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type
     """uvicorn's HTTP protocol over a CoalescingTransport; pass it as uvicorn.Config(http=...)."""
 
     head_timeout = HEAD_TIMEOUT
+    max_head = MAX_HEAD
+    # httptools calls these as a head completes and a request ends; h11 (whose own limit uvicorn sets from
+    # h11_max_incomplete_event_size) has no such callbacks, and the count below is left to it.
+    _counts_heads = hasattr(AutoHTTPProtocol, "on_headers_complete")
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         loop = asyncio.get_running_loop()
         super().connection_made(CoalescingTransport(transport, loop))  # type: ignore[arg-type]
         self._waiting_since: float | None = loop.time()
         self._watch: asyncio.TimerHandle | None = loop.call_later(1.0, self._check_waiting)
+        self._head_bytes: int | None = 0  # bytes of the request head being received; None while a body is
+
+    def data_received(self, data: bytes) -> None:
+        before = self._head_bytes
+        super().data_received(data)
+        # Still in the same head after parsing this data (a head that completed in it is not counted: its
+        # body's bytes are the body limit's): past max_head, refused before the parser buffers one more read.
+        if self._counts_heads and before is not None and self._head_bytes == before:
+            self._head_bytes = before + len(data)
+            if self._head_bytes > self.max_head:
+                transport = self.transport
+                if not transport.is_closing():
+                    transport.write(TOO_LARGE_RESPONSE)
+                    transport.close()
+
+    def on_headers_complete(self) -> None:
+        self._head_bytes = None
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._head_bytes = 0
 
     def _check_waiting(self) -> None:
         """Once a second: close the connection if it has waited HEAD_TIMEOUT for a request head."""

@@ -2,9 +2,10 @@
 instead of reading an embedded store, behind the same checks, limits and answer formats.
 
 The workers then need the network (to reach the server), so their network walls are off; SERVICE is still
-refused from a parse of the query before a worker sees it. Each worker reads the server's catalogue of live
-graphs again when it is older than FOLLOW_SECONDS, and the service moves its pages and statistics to a new
-build as it does for the embedded store (Service.refresh), so a build published meanwhile is followed.
+refused from a parse of the query, which the worker makes before it forwards the query. Each worker reads
+the server's catalogue of live graphs again when it is older than FOLLOW_SECONDS, and the service moves its
+pages and statistics to a new build as it does for the embedded store (Service.refresh), so a build
+published meanwhile is followed.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class ServerQueries:
         if time.monotonic() - self._read_at > FOLLOW_SECONDS:
             self.remote.follow()
             self._read_at = time.monotonic()
-        head = f"BASE <{base_iri}>\n" if base_iri else ""
+        head = f"BASE <{ox.NamedNode(base_iri).value}>\n" if base_iri else ""  # an IRI, never other text
         head += "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in (prefixes or {}).items())
         try:
             return self.remote.query(head + sparql, prefixes=False, union=use_default_graph_as_union,

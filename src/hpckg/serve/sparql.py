@@ -9,10 +9,12 @@ guess costs speed, not safety.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -140,6 +142,46 @@ def needs_parse(text: str) -> bool:
     return _may_contain(text, "service")
 
 
+# A codepoint escape as rdflib reads it: anywhere in the text, even right after another backslash.
+_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+# Strings, IRIs (codepoint escapes allowed in them, as in IRIREF) and comments, leftmost first.
+_LEXEMES = re.compile(_OPAQUE.pattern.replace(r'|<[^<>"{}|^`\\\x00-\x20]*>',
+                                              r'|<(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>'),
+                      re.DOTALL)
+# Characters that end or open a lexeme: an escape decoding to one reads differently in the two parsers.
+_LEXICAL = set('"\'<>\\{}|^`#')
+
+
+def escape_problem(text: str) -> str | None:
+    """Why the check and the engine would read this text's \\u/\\U escapes differently, or None.
+
+    rdflib (the check) expands codepoint escapes across the whole text before parsing; Oxigraph (the engine)
+    only inside strings and IRIs, as one character of that lexeme. The two read the same text alike when
+    every escape lies inside a string or an IRI (as Oxigraph's lexer finds them) and decodes to a character
+    that cannot end or open a lexeme there; anything else (an escape in a comment or between tokens, or one
+    decoding to a quote, a bracket, a backslash, a control character or a line break) is refused."""
+    if "\\u" not in text and "\\U" not in text:
+        return None
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")  # SPARQL ends a comment at CR as at LF
+    inside: list[tuple[int, int]] = [match.span() for match in _LEXEMES.finditer(normal)
+                                     if not match.group(0).startswith("#")]
+    starts = [start for start, _ in inside]
+    for match in _ESCAPE.finditer(normal):
+        at = match.start()
+        index = bisect.bisect_right(starts, at) - 1
+        if index < 0 or not (inside[index][0] < at and match.end() <= inside[index][1] - 1):
+            line = normal.count("\n", 0, at) + 1
+            return (f"the escape {match.group(0)} on line {line} is outside a string or an IRI; SPARQL parsers "
+                    "disagree on such escapes, so this server refuses them: write the character itself")
+        code = int(match.group(1) or match.group(2), 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF or code <= 0x20 or chr(code) in _LEXICAL:
+            line = normal.count("\n", 0, at) + 1
+            return (f"the escape {match.group(0)} on line {line} stands for a character that ends or opens a "
+                    "token (a quote, bracket, backslash, space or control character); SPARQL parsers disagree "
+                    "on such escapes, so this server refuses them: use \\\" or \\n style escapes instead")
+    return None
+
+
 def blank_opaque(text: str) -> str:
     """The text with comments, strings and IRIs replaced by spaces (positions kept)."""
     return _blank_opaque(text)
@@ -154,24 +196,55 @@ def analyse(text: str, update: bool = False) -> Analysis:
     return _analyse_cached(text, update) if len(text) <= CACHED_TEXT else _analyse(text, update)
 
 
+PARSE_STACK = 64 << 20  # bytes of stack for a parse (12,000 patterns in one group parse within it)
+PARSE_RECURSION = 120_000  # Python frames a parse may use: rdflib recurses per pattern of a group
+_PARSE_LOCK = threading.Lock()  # pyparsing fixes its parse actions up on first calls: not thread-safe
+
+
+def _parse(text: str, update: bool):
+    """rdflib's parse tree of an operation, in a thread of its own with a deep stack (a query's own depth is
+    bounded by MAX_NESTING before this, but a long group of patterns recurses too); one parse at a time."""
+    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+
+    # SPARQL ends a comment at CR or LF (EOL ::= [#xA#xD]); rdflib's grammar only at LF.
+    normal = text.replace("\r\n", "\n").replace("\r", "\n")
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["tree"] = parseUpdate(normal) if update else parseQuery(normal)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = error
+
+    with _PARSE_LOCK:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, PARSE_RECURSION))
+        previous = threading.stack_size(PARSE_STACK)
+        try:
+            thread = threading.Thread(target=run, name="hpckg-sparql-parse", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+        thread.join()
+        sys.setrecursionlimit(limit)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["tree"]
+
+
 def _analyse(text: str, update: bool) -> Analysis:
     lowered = text.lower()
     if not update and not _may_contain(lowered, "service"):
         return Analysis(parsed=True)
-    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
-
-    limit = sys.getrecursionlimit()
+    problem = escape_problem(text)
+    if problem:
+        return Analysis(parsed=False, error=problem)
     try:
-        sys.setrecursionlimit(max(limit, 20_000))  # pyparsing recurses per grammar level; text is bounded
-        # SPARQL ends a comment at CR or LF (EOL ::= [#xA#xD]); rdflib's grammar only at LF.
-        normal = text.replace("\r\n", "\n").replace("\r", "\n")
-        tree = parseUpdate(normal) if update else parseQuery(normal)
+        tree = _parse(text, update)
     except RecursionError:
         return Analysis(parsed=False, error="too deeply nested")
     except Exception as error:  # noqa: BLE001 - pyparsing raises several types for bad syntax
         return Analysis(parsed=False, error=str(error))
-    finally:
-        sys.setrecursionlimit(limit)
     names: set[str] = set()
     keys: set[str] = set()
     _names(tree, names, keys)
@@ -261,6 +334,10 @@ def is_lookup(text: str) -> bool:
 
 
 _analyse_cached = functools.lru_cache(maxsize=4096)(_analyse)
+
+
+SERVICE_REFUSED = ("federated queries (SERVICE) are disabled on this server, which makes no outbound requests; "
+                   "run the query against the remote endpoint, or start hpckg serve with --allow-service")
 
 
 def uses_service(text: str) -> bool:

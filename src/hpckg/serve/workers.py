@@ -30,7 +30,15 @@ import pyoxigraph as ox
 from hpckg.formats import RDF_FORMATS, RESULTS_FORMATS
 from hpckg.namespaces import PREFIXES
 from hpckg.querytext import syntax_problem
-from hpckg.serve.sparql import serialize_results, serialize_triples, solutions_json, used_prefixes
+from hpckg.serve.sparql import (
+    SERVICE_REFUSED,
+    analyse,
+    needs_parse,
+    serialize_results,
+    serialize_triples,
+    solutions_json,
+    used_prefixes,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +55,10 @@ class Job:
     max_results: int = 10_000
     generation: int = 0
     base_iri: str | None = None
+    # Whether the query is known to call no SERVICE (a lookup, by its form) or may (--allow-service); else
+    # the worker parses it for SERVICE before running it: parsing is costly, so it runs here, in a process of
+    # its own, single-threaded, under the query's time limit and charged to its client.
+    service_checked: bool = False
     store_path: str = ""  # the store generation to read; set by the pool when the job is handed out
 
 
@@ -180,6 +192,15 @@ def run_job(store: ox.Store, job: Job) -> Answer:
         kwargs["use_default_graph_as_union"] = True
     if job.named_graphs:
         kwargs["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    if not job.service_checked and needs_parse(job.query):
+        # rdflib's grammar loads on a worker's first such query (~0.3 s), not at its start: workers stopped
+        # past the quick budget are respawned often, and lookups wait for them.
+        analysis = analyse(job.query)
+        if not analysis.parsed:
+            return Answer(status=400, code="query-syntax",
+                          message=f"the query could not be parsed to check it for SERVICE clauses: {analysis.error}")
+        if analysis.service:
+            return Answer(status=403, code="service-refused", message=SERVICE_REFUSED)
     try:
         result = store.query(job.query, **kwargs)
         limit = job.max_results
@@ -211,7 +232,9 @@ def run_job(store: ox.Store, job: Job) -> Answer:
     except MemoryError:
         return Answer(status=503, code="memory-limit", message=MEMORY_MESSAGE)
     except (OSError, ValueError, RuntimeError) as error:
-        return Answer(status=500, code="query-failed", message=f"the query failed: {error}")
+        # Said to the log, not the client: the text may name files, addresses or the sandbox's refusals.
+        logger.warning("a query failed in a worker: %s: %.200s", error, job.query)
+        return Answer(status=500, code="query-failed", message=QUERY_FAILED)
 
 
 def _too_many(limit: int, what: str) -> Answer:
@@ -220,6 +243,8 @@ def _too_many(limit: int, what: str) -> Answer:
                           f"add a LIMIT of at most {limit} (and OFFSET to page) or narrow the query")
 
 
+QUERY_FAILED = ("the query failed while it ran (the server's log says why); if it calls SERVICE or reads files, "
+                "this server refuses that")
 MEMORY_MESSAGE = ("the query needed more memory than this server's per-query limit and was stopped; narrow it "
                   "(fewer cross joins, more specific patterns, a LIMIT) and try again")
 
@@ -532,7 +557,8 @@ class WorkerPool:
         self._replace(worker)
         if memory:
             raise MemoryLimit(MEMORY_MESSAGE) from None
-        raise WorkerFailed(f"the query worker died: {error}") from None
+        logger.error("a query worker died: %s", error)
+        raise WorkerFailed("the query worker running this query died; the server started another") from None
 
     async def run_async(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
         """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
