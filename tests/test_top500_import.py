@@ -6,6 +6,7 @@ files read independently (tests/test_top500_files.py's readers)."""
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -309,3 +310,47 @@ def test_imported_figures_round_trip_through_export(built, tmp_path):
     values = {q.object.value for q in ox.parse(path=str(out), format=ox.RdfFormat.N_QUADS)
               if q.subject == claim and q.predicate == value}
     assert values == {"1742000"}
+
+
+def test_the_import_summary_counts_distinct_machines_by_how_they_were_identified(built):
+    out, _ = built["import"]
+    line = next((line for line in out.splitlines() if line.startswith("TOP500: ")), None)
+    assert line is not None, out
+    total, by_id, without = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) (?:distinct|by System|without)",
+                                                                          line))
+    systems = query(built["project"], """
+        SELECT (COUNT(DISTINCT ?s) AS ?all) (COUNT(DISTINCT ?withId) AS ?ids) WHERE {
+          ?r hpc:property hpc:listRank ; hpc:about ?s .
+          OPTIONAL { ?i hpc:about ?s ; hpc:property hpc:top500SystemId . BIND (?s AS ?withId) } }""")
+    assert (total, by_id, without) == (int(systems[0][0]), int(systems[0][1]), int(systems[0][0]) - int(systems[0][1]))
+    assert by_id > 0 and without > 0
+
+
+def test_system_moves_lists_every_system_whose_country_or_site_changes_and_no_derived_link_crosses_a_country(built):
+    completed = run_hpckg("query", "system-moves", "--format", "csv", cwd=built["project"])
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    header, *rows = list(csv.reader(out.splitlines()))
+    column = {name: i for i, name in enumerate(header)}
+    listed = {(row[column["system"]], row[column["what"]]) for row in rows}
+    # Recomputed here from the claims: a system with two country values, or two site records sharing no name.
+    values = query(built["project"], """
+        SELECT ?s ?p ?v WHERE { VALUES ?p { hpc:site hpc:country }
+          ?c hpc:property ?p ; hpc:about ?s ; hpc:value ?v ; hpc:edition/hpc:editionOf ds:top500 }""")
+    names = query(built["project"], """
+        SELECT ?site ?name WHERE { ?c hpc:property hpc:site ; hpc:value ?site . ?site skos:altLabel ?name }""")
+    names_of: dict[str, set[str]] = {}
+    for site, name in names:
+        names_of.setdefault(site, set()).add(name)
+    grouped: dict[tuple[str, str], set[str]] = {}
+    for system, prop, value in values:
+        grouped.setdefault((system, prop.rsplit("#", 1)[1]), set()).add(value)
+    expected = set()
+    for (system, what), found in grouped.items():
+        pairs = [(a, b) for a in found for b in found if a < b]
+        if any(what == "country" or not names_of.get(a, set()) & names_of.get(b, set()) for a, b in pairs):
+            expected.add((system, what))
+    assert listed == expected
+    assert any(what == "site" for _, what in listed)
+    # A link the importer derived (its evidence in the rank claim's note) never crosses a change of country.
+    assert not [row for row in rows if row[column["what"]] == "country" and row[column["link"]]]

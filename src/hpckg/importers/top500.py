@@ -23,12 +23,17 @@ the import summary. The manufacturer is the supplier of an integrator component;
 interconnect are components whose part model is named by the list's text. "Self-made" names no supplier.
 
 Identity: hpckg.importers.top500_identity (System ID from the file, or recovered from the same edition's
-XML, the Previous Rank chain or the next edition; the basis is kept in each entry's rank-claim note).
+XML, the Previous Rank chain, a matching entry near it, or the next edition; links need the entries to agree
+and never cross a change of country; the basis and evidence are kept in each entry's rank-claim note). The
+import summary adds how many distinct machines all editions hold, by how they were identified
+(`summary_lines`); queries/system-moves.rq lists every system whose country or site changes.
 
 One file per edition. 2011-11 … 2014-11 exist as XML and XLS: `select` keeps the XML (it has the System
 ID), and each entry is completed from its twin in the other file (`merge_twins`: the spreadsheet adds
 processor, interconnect, accelerator, segment, accelerator cores, GF/W and more precise figures, the XML the
-IDs), matched by rank and checked by site or computer; importing either file gives the same claims.
+IDs). Twins are paired by what their rows say (top500_identity.pair_twins), never by rank alone; an entry
+without a twin keeps its own figures, and the rank is always the cited file's. Importing either file gives
+the same claims where the two list the same entries.
 """
 
 from __future__ import annotations

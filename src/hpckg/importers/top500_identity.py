@@ -105,17 +105,23 @@ def agreement(a: Entry, b: Entry) -> tuple[str, ...]:
     """Which of site, computer, cores, Rmax and country two entries agree on (texts by name_key: case,
     accents and punctuation aside; Rmax within rounding)."""
     agreed = []
-    if a.site and b.site and name_key(a.site) == name_key(b.site):
+    if a.site and b.site and _key(a.site) == _key(b.site):
         agreed.append("site")
-    if a.computer and b.computer and name_key(a.computer) == name_key(b.computer):
+    if a.computer and b.computer and _key(a.computer) == _key(b.computer):
         agreed.append("computer")
     if a.cores is not None and a.cores == b.cores:
         agreed.append("cores")
     if same_figure(a.rmax_tflops, b.rmax_tflops):
         agreed.append("Rmax")
-    if a.country and b.country and name_key(a.country) == name_key(b.country):
+    if a.country and b.country and _key(a.country) == _key(b.country):
         agreed.append("country")
     return tuple(agreed)
+
+
+@lru_cache(maxsize=1 << 16)
+def _key(text: str) -> str:
+    """name_key, remembered: a link compares each entry's texts with up to 17 neighbours'."""
+    return name_key(text)
 
 
 def anonymised(site: str) -> bool:
