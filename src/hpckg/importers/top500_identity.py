@@ -28,6 +28,7 @@ imported, once per process; links look at a bounded window of ranks, so all this
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -125,6 +126,7 @@ def _key(text: str) -> str:
 
 
 def anonymised(site: str) -> bool:
+    """A site the list names by category only ("Software Company (M)", "Government"): see ANONYMISED_SITE."""
     return bool(ANONYMISED_SITE.search(site))
 
 
@@ -148,11 +150,14 @@ def same_entry(agreed: tuple[str, ...]) -> bool:
 
 def _agreeing_on(agreed: tuple[str, ...]) -> str:
     names = [name for name in AGREEMENT_FIELDS if name in agreed]
+    if not names:
+        return "agreeing on nothing"
     return "agreeing on " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0])
 
 
 def _nearest(anchor: int, taken: set[int], candidates: dict[int, Entry], entry: Entry, distance: int,
-             accept) -> tuple[int, tuple[str, ...]] | None:
+             accept: Callable[[tuple[str, ...]], bool]) -> tuple[int, tuple[str, ...]] | None:
+    """The free candidate `distance` ranks from `anchor` (the lower first) whose agreement with `entry` is accepted."""
     for rank in sorted({anchor - distance, anchor + distance}):
         other = candidates.get(rank)
         if other is not None and rank not in taken:
