@@ -143,7 +143,10 @@ def test_the_previous_rank_chain_ties_2015_entries_to_their_system_ids(built):
           ?e hpc:slug ?edition . OPTIONAL { ?c skos:note ?note } } ORDER BY ?edition""")
     assert [row[:2] for row in rows][:3] == [["top500-2014-11", "1"], ["top500-2015-06", "1"], ["top500-2015-11", "1"]]
     assert rows[0][2] == ""
-    assert "previous rank (2014-11 rank 1)" in rows[1][2] and "previous rank (2015-06 rank 1)" in rows[2][2]
+    # The note says which entry the link went through and what the two agree on.
+    everything = "agreeing on site, computer, cores, Rmax and country"
+    assert f"previous rank (2014-11 rank 1, {everything})" in rows[1][2]
+    assert f"previous rank (2015-06 rank 1, {everything})" in rows[2][2]
 
 
 def test_a_machine_first_listed_without_ids_keeps_one_identity_across_editions(built):
