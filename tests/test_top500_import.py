@@ -356,4 +356,5 @@ def test_system_moves_lists_every_system_whose_country_or_site_changes_and_no_de
     assert listed == expected
     assert any(what == "site" for _, what in listed)
     # A link the importer derived (its evidence in the rank claim's note) never crosses a change of country.
-    assert not [row for row in rows if row[column["what"]] == "country" and row[column["link"]]]
+    assert not [row for row in rows if row[column["what"]] == "country"
+                and (row[column["linkBefore"]] or row[column["linkAfter"]])]
