@@ -197,6 +197,19 @@ def curated_root() -> Path:
     return _curated[0]
 
 
+_checkout_names: list = []
+
+
+def checkout_names():
+    """The checkout's curated names (hpckg.reference.Reference), as `hpckg import` hands them to an importer;
+    read once per process."""
+    from hpckg.reference import Reference
+
+    if not _checkout_names:
+        _checkout_names.append(Reference.of_project(hpckg_project.discover(explicit=ROOT)))
+    return _checkout_names[0]
+
+
 def session_project() -> hpckg_project.Project:
     """The checkout as the session's in-process code sees it (see the module docstring and `checkout`)."""
     if not _session_project:

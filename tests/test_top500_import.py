@@ -6,6 +6,7 @@ files read independently (tests/test_top500_files.py's readers)."""
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -15,9 +16,8 @@ import pytest
 import stores
 from hpckg.importers.run import expand
 from hpckg.importers.top500 import select
-from hpckg.reference import Reference
 
-from conftest import ROOT, SHARED, run_hpckg, session_project, text
+from conftest import ROOT, SHARED, checkout_names, run_hpckg, text
 
 pytestmark = pytest.mark.imports
 
@@ -26,11 +26,6 @@ FILES = ("TOP500_199306.xml", "TOP500_201111.xml", "TOP500_201111.xls", "TOP500_
          "TOP500_201511.xls", "TOP500_201906.xls", "TOP500_202506.xlsx")
 EDITIONS = ("1993-06", "2011-11", "2014-11", "2015-06", "2015-11", "2019-06", "2025-06")
 GRAPH = "https://w3id.org/hpckg/graph/import/top500/"
-
-
-def checkout_names() -> Reference:
-    """The checkout's curated names, which `hpckg import` passes to the importer."""
-    return Reference.of_project(session_project())
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +143,10 @@ def test_the_previous_rank_chain_ties_2015_entries_to_their_system_ids(built):
           ?e hpc:slug ?edition . OPTIONAL { ?c skos:note ?note } } ORDER BY ?edition""")
     assert [row[:2] for row in rows][:3] == [["top500-2014-11", "1"], ["top500-2015-06", "1"], ["top500-2015-11", "1"]]
     assert rows[0][2] == ""
-    assert "previous rank (2014-11 rank 1)" in rows[1][2] and "previous rank (2015-06 rank 1)" in rows[2][2]
+    # The note says which entry the link went through and what the two agree on.
+    everything = "agreeing on site, computer, cores, Rmax and country"
+    assert f"previous rank (2014-11 rank 1, {everything})" in rows[1][2]
+    assert f"previous rank (2015-06 rank 1, {everything})" in rows[2][2]
 
 
 def test_a_machine_first_listed_without_ids_keeps_one_identity_across_editions(built):
@@ -378,3 +376,48 @@ def test_an_edition_lists_names_and_sites_as_that_edition_printed_them(built):
             entry = raw[row["rank"]]
             assert row["name"] == (entry.name or entry.computer), (edition, row["rank"])
             assert row["siteLabel"] == entry.site, (edition, row["rank"])
+
+
+def test_the_import_summary_counts_distinct_machines_by_how_they_were_identified(built):
+    out, _ = built["import"]
+    line = next((line for line in out.splitlines() if line.startswith("TOP500: ")), None)
+    assert line is not None, out
+    total, by_id, without = (int(n.replace(",", "")) for n in re.findall(r"([\d,]+) (?:distinct|by System|without)",
+                                                                          line))
+    systems = query(built["project"], """
+        SELECT (COUNT(DISTINCT ?s) AS ?all) (COUNT(DISTINCT ?withId) AS ?ids) WHERE {
+          ?r hpc:property hpc:listRank ; hpc:about ?s .
+          OPTIONAL { ?i hpc:about ?s ; hpc:property hpc:top500SystemId . BIND (?s AS ?withId) } }""")
+    assert (total, by_id, without) == (int(systems[0][0]), int(systems[0][1]), int(systems[0][0]) - int(systems[0][1]))
+    assert by_id > 0 and without > 0
+
+
+def test_system_moves_lists_every_system_whose_country_or_site_changes_and_no_derived_link_crosses_a_country(built):
+    completed = run_hpckg("query", "system-moves", "--format", "csv", cwd=built["project"])
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    header, *rows = list(csv.reader(out.splitlines()))
+    column = {name: i for i, name in enumerate(header)}
+    listed = {(row[column["system"]], row[column["what"]]) for row in rows}
+    # Recomputed here from the claims: a system with two country values, or two site records sharing no name.
+    values = query(built["project"], """
+        SELECT ?s ?p ?v WHERE { VALUES ?p { hpc:site hpc:country }
+          ?c hpc:property ?p ; hpc:about ?s ; hpc:value ?v ; hpc:edition/hpc:editionOf ds:top500 }""")
+    names = query(built["project"], """
+        SELECT ?site ?name WHERE { ?c hpc:property hpc:site ; hpc:value ?site . ?site skos:altLabel ?name }""")
+    names_of: dict[str, set[str]] = {}
+    for site, name in names:
+        names_of.setdefault(site, set()).add(name)
+    grouped: dict[tuple[str, str], set[str]] = {}
+    for system, prop, value in values:
+        grouped.setdefault((system, prop.rsplit("#", 1)[1]), set()).add(value)
+    expected = set()
+    for (system, what), found in grouped.items():
+        pairs = [(a, b) for a in found for b in found if a < b]
+        if any(what == "country" or not names_of.get(a, set()) & names_of.get(b, set()) for a, b in pairs):
+            expected.add((system, what))
+    assert listed == expected
+    assert any(what == "site" for _, what in listed)
+    # A link the importer derived (its evidence in the rank claim's note) never crosses a change of country.
+    assert not [row for row in rows if row[column["what"]] == "country"
+                and (row[column["linkBefore"]] or row[column["linkAfter"]])]

@@ -67,7 +67,7 @@ def import_configured_sources(args: argparse.Namespace, project: Project) -> Non
     if all(r.status == UNCHANGED for r in results):
         print(f"  configured sources: {len(results)} unchanged since imported", file=sys.stderr)
     else:
-        print_summary(results, sys.stderr)
+        print_summary(results, sys.stderr, project.graphs)
 
 
 def cmd_build(args: argparse.Namespace, project: Project) -> int:

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from hpckg.importers.run import ImportResult
 from hpckg.importers.sources import SourcePlan, import_planned
+from hpckg.namespaces import GRAPH
 from hpckg.project import Project
 
 SKIPPED_SHOWN = 20  # malformed rows listed one by one per file; the rest are counted
@@ -113,9 +114,21 @@ def summary_table(results: list[ImportResult]) -> Table:
     return table
 
 
-def print_summary(results: list[ImportResult], stream: TextIO) -> None:
-    """The summary table, as wide as the terminal, or 140 columns into a file or pipe."""
+def print_summary(results: list[ImportResult], stream: TextIO, graphs: Path) -> None:
+    """The summary table, as wide as the terminal, or 140 columns into a file or pipe; then what each
+    importer says about all its files together (an importer's optional `summary_lines(graphs)`, read from the
+    project's machine-written graphs under `graphs`: the TOP500's distinct machines)."""
+    from hpckg.importers import importer
+
     terminal = stream.isatty()
     console = Console(file=stream, width=None if terminal else 140, force_terminal=terminal or None,
                       no_color=not terminal)
     console.print(summary_table(results))
+    for name in dict.fromkeys(importer_name(r) for r in results):
+        for line in getattr(importer(name), "summary_lines", lambda _graphs: [])(graphs):
+            print(line, file=stream)
+
+
+def importer_name(result: ImportResult) -> str:
+    """The importer that wrote a result's graph (graph/import/<importer>/<key>)."""
+    return result.graph.removeprefix(GRAPH + "import/").split("/", 1)[0]

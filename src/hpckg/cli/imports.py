@@ -89,7 +89,7 @@ def cmd_import(args: argparse.Namespace, project: Project) -> int:
                           "problems": [p.message for p in planned.problems]}, indent=2))
         return 2 if failed else 0
     if results:
-        print_summary(results, sys.stdout)
+        print_summary(results, sys.stdout, project.graphs)
     if failed:
         raise InputError(f"{len(planned.problems)} configured source(s) could not be imported (see above)")
     if results:

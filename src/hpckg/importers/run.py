@@ -375,7 +375,10 @@ def write_shared_graph(name: str, graphs: Path) -> Path | None:
         return None
     digest = hashlib.sha256()
     for part in parts:
-        digest.update(part.name.encode() + read_header(part).get("sha256", "").encode())
+        # The whole header: a part re-imported from the same file by changed code (importer=, reference=)
+        # states other things, and the shared graph must follow it (with the file's sha256 alone it stayed stale).
+        header = read_header(part)
+        digest.update(part.name.encode() + " ".join(f"{k}={v}" for k, v in sorted(header.items())).encode())
     header = {"parts": digest.hexdigest()[:32], "hpckg": __version__}
     if read_header(target) == header:
         return target

@@ -28,12 +28,17 @@ the import summary. The manufacturer is the supplier of an integrator component;
 interconnect are components whose part model is named by the list's text. "Self-made" names no supplier.
 
 Identity: hpckg.importers.top500_identity (System ID from the file, or recovered from the same edition's
-XML, the Previous Rank chain or the next edition; the basis is kept in each entry's rank-claim note).
+XML, the Previous Rank chain, a matching entry near it, or the next edition; links need the entries to agree
+and never cross a change of country; the basis and evidence are kept in each entry's rank-claim note). The
+import summary adds how many distinct machines all editions hold, by how they were identified
+(`summary_lines`); queries/system-moves.rq lists every system whose country or site changes.
 
 One file per edition. 2011-11 … 2014-11 exist as XML and XLS: `select` keeps the XML (it has the System
 ID), and each entry is completed from its twin in the other file (`merge_twins`: the spreadsheet adds
 processor, interconnect, accelerator, segment, accelerator cores, GF/W and more precise figures, the XML the
-IDs), matched by rank and checked by site or computer; importing either file gives the same claims.
+IDs). Twins are paired by what their rows say (top500_identity.pair_twins), never by rank alone; an entry
+without a twin keeps its own figures, and the rank is always the cited file's. Importing either file gives
+the same claims where the two list the same entries.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -59,11 +65,12 @@ from hpckg.claims import (
 )
 from hpckg.importers.run import current_log, shared_graph_iri
 from hpckg.importers.top500_files import Entry, edition_of
-from hpckg.importers.top500_identity import Identity, entries_of, identities_for, plausibly_one_machine
+from hpckg.importers.top500_identity import Identity, entries_of, identities_for, same_figure, twin_file, twins
+from hpckg.machinegraphs import graph_file
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity, hpc
 from hpckg.reference import Reference as Names
-from hpckg.terms import PROV_HAD_PRIMARY_SOURCE, SKOS_ALT_LABEL
+from hpckg.terms import PROV_HAD_PRIMARY_SOURCE, RDF_TYPE, SKOS_ALT_LABEL
 from hpckg.values import Iri, Value, Year, YearMonth
 
 TITLE = "The TOP500 list (top500.org), one file per edition"
@@ -119,44 +126,68 @@ def _slug(text: str, prefix: str) -> str:
 
 def merged_entries(path: Path) -> list[Entry]:
     """The file's entries; for an edition published both as XML and as a spreadsheet (2011-11 … 2014-11), each
-    entry completed from its twin in the other file (same rank, same site or computer) by `merge_twins`,
-    so importing either file gives the same claims."""
+    entry completed from its twin in the other file by `merge_twins`. Twins are paired by what they say
+    (top500_identity.twins: System ID, else site, computer, cores, Rmax and country), never by rank alone:
+    the two files of 2014-06 list different entries from rank 93 on. An entry without a twin keeps its own
+    figures. The rank is always the file's own (the row the claims cite)."""
     entries = list(entries_of(path))
-    twins = [p for p in path.parent.glob(f"{path.stem}.*") if p != path and p.suffix.lower() in PREFERENCE]
-    if not twins:
+    paired = twins(path)
+    if not paired:
         return entries
-    by_rank: dict[int, list[Entry]] = {}
-    for row in entries_of(twins[0]):
-        by_rank.setdefault(row.rank, []).append(row)
     is_xml = path.suffix.lower() == ".xml"
     merged = []
     for entry in entries:
-        twin = next((row for row in by_rank.get(entry.rank, []) if plausibly_one_machine(row, entry)), None)
+        twin, _ = paired.get(entry.rank, (None, None))
         if twin is not None:
-            entry = merge_twins(entry, twin) if is_xml else merge_twins(twin, entry, row=entry.row)
+            entry = merge_twins(entry, twin) if is_xml else dataclasses.replace(
+                merge_twins(twin, entry), row=entry.row, rank=entry.rank, previous_rank=entry.previous_rank)
         merged.append(entry)
     return merged
 
 
-def merge_twins(xml: Entry, sheet: Entry, *, row: int | None = None) -> Entry:
+def merge_twins(xml: Entry, sheet: Entry) -> Entry:
     """One entry from an edition's XML and spreadsheet rows of it: each field from the file that has it;
-    where both do, figures from the spreadsheet (the XML rounds Rpeak to four decimals and power to one) and
-    text from the XML (which has the System and Site IDs the names go with). Keeps the XML's row unless
-    `row` is given (the spreadsheet's, when the spreadsheet is the file being imported)."""
+    where both do, text from the XML (which has the System and Site IDs the names go with) and figures from
+    the spreadsheet where they are the XML's to its rounding (the XML rounds Rpeak to four decimals and power
+    to one), else the XML's own (the files disagree: the XML is the file cited). Keeps the XML's row and rank."""
     values = {}
     for field in dataclasses.fields(Entry):
         name = field.name
-        if name in ("edition", "row", "problems"):
+        if name in ("edition", "row", "rank", "problems"):
             continue
         mine, theirs = getattr(xml, name), getattr(sheet, name)
         if mine in (None, ""):
             values[name] = theirs
-        elif theirs not in (None, "") and not isinstance(mine, str):
+        elif theirs not in (None, "") and not isinstance(mine, str) and same_figure(Decimal(mine), Decimal(theirs)):
             values[name] = theirs
-    return dataclasses.replace(xml, **values, row=row if row is not None else xml.row)
+    return dataclasses.replace(xml, **values)
 
 
 REPORTS_PROBLEMS = True  # read() takes report=: cells it could not use (the row goes on)
+
+
+def summary_lines(graphs: Path) -> list[str]:
+    """What the import summary adds for the TOP500: how many distinct machines all the editions imported
+    so far hold (the table's systems column counts each edition's), by how they were identified. Read from
+    the shared graph under the project's `graphs` folder, where each system is typed once: one scan of the
+    file, no store."""
+    shared = graph_file(graphs, "import", LIST, "shared")
+    if not shared.exists():
+        return []
+    typed = f"> <{RDF_TYPE}> <{hpc('System')}> <{shared_graph_iri(LIST)}> .".encode()
+    start = entity("system", "").encode()
+    by_id = without = 0
+    with shared.open("rb") as lines:
+        for line in lines:
+            if line.startswith(b"<" + start) and line.rstrip().endswith(typed):
+                slug = line[len(start) + 1:line.index(b">")].decode()
+                if slug.removeprefix("top500-").isdigit():
+                    by_id += 1
+                else:
+                    without += 1
+    return [f"TOP500: {by_id + without:,} distinct machines: {by_id:,} by System ID (read from the file, or tied "
+            f"to it through the same edition's XML, Previous Rank or a matching entry), {without:,} without one "
+            "(listed only in editions without IDs, keyed by their first listing)"]
 
 
 def read(path: Path, graph: str, *, names: Names, report=None) -> Iterator[ox.Quad]:
@@ -192,6 +223,10 @@ class EditionContext:
         self.date = dt.date(when.year, when.month, 1)
         self.names = names
         self.identities = identities_for(path)
+        self.twins = twins(path)  # rank -> the twin row the entry was completed from (2011-11 … 2014-11)
+        twin = twin_file(path)
+        self.twin_row_word = "site" if twin is not None and twin.suffix.lower() == ".xml" else "row"
+        self.twin_name = twin.name if twin is not None else ""
         self.row_word = "site" if path.suffix.lower() == ".xml" else "row"
         self.written: set[str] = set()  # entity IRIs already written into this graph
         self.seen: set[str] = set()  # system slugs of this edition
@@ -214,7 +249,12 @@ class EditionContext:
         slug, identity = self.system_slug(entry)
         system = entity("system", slug)
         # One reference node per row of the file, which every claim read from that row points at.
-        reference = Reference(self.source, locator=f"{self.path.name} {self.row_word} {entry.row}",
+        locator = f"{self.path.name} {self.row_word} {entry.row}"
+        twin, link = self.twins.get(entry.rank, (None, None))
+        if twin is not None and link is not None:
+            # The figures the twin adds or makes more precise come from its row: the reference names both.
+            locator += f", completed from {self.twin_name} {self.twin_row_word} {twin.row} ({link.evidence})"
+        reference = Reference(self.source, locator=locator,
                               iri=entity("reference", f"top500-{self.edition}-{self.row_word}-{entry.row}"))
         yield from reference_quads(None, 0, reference, graph=self.graph)
         common = dict(tier="reported", basis="imported", edition=self.source, references=[reference])
