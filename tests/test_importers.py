@@ -155,3 +155,26 @@ def test_the_importer_digest_covers_the_helper_modules_it_imports(project):
         assert "importers/__init__.py" not in files  # registering another importer redoes nothing
     _, header = expected_header("epoch-hardware", HARDWARE)
     assert header["importer"] == code_digest(importer("epoch-hardware").__name__)
+
+
+def test_the_shared_graph_follows_parts_a_fixed_importer_rewrote_from_unchanged_files(project):
+    """A part's header names its input file's digest and the importer's code: when only the code changed, the
+    shared graph must still be merged again (it kept the previous code's claims, stale, before)."""
+    import pyoxigraph as ox
+
+    from hpckg import project as hpckg_project
+    from hpckg.importers.run import shared_graph_iri, shared_part_file, write_shared_graph
+    from hpckg.machinegraphs import write_graph
+
+    def state(value: str) -> list[ox.Quad]:
+        return [ox.Quad(ox.NamedNode("https://example.org/x"), ox.NamedNode("https://example.org/says"),
+                        ox.Literal(value), ox.NamedNode(shared_graph_iri("top500")))]
+
+    with hpckg_project.using(hpckg_project.discover(explicit=project)):
+        part = shared_part_file("top500", "2019-06")
+        write_graph(part, state("old"), {"sha256": "same-file", "importer": "old-code"}, title="part")
+        target = write_shared_graph("top500")
+        write_graph(part, state("new"), {"sha256": "same-file", "importer": "fixed-code"}, title="part")
+        write_shared_graph("top500")
+        merged = target.read_text(encoding="utf-8")
+    assert '"new"' in merged and '"old"' not in merged

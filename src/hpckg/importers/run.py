@@ -372,7 +372,10 @@ def write_shared_graph(name: str) -> Path | None:
         return None
     digest = hashlib.sha256()
     for part in parts:
-        digest.update(part.name.encode() + read_header(part).get("sha256", "").encode())
+        # The whole header, not the input file's digest alone: a fixed importer rewrites every part from
+        # unchanged files, and the shared graph must follow (it kept the old parts' claims before).
+        header_of_part = read_header(part)
+        digest.update(part.name.encode() + "".join(f"\0{k}={v}" for k, v in sorted(header_of_part.items())).encode())
     header = {"parts": digest.hexdigest()[:32], "hpckg": __version__}
     if read_header(target) == header:
         return target
