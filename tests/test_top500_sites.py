@@ -90,3 +90,10 @@ def test_anonymised_names_and_real_ones():
         assert anonymised(real) is None, real
     assert operating_organisation_name("Lawrence Livermore National Laboratory")
     assert not operating_organisation_name("Software Company (M)")
+
+
+def test_one_machine_under_two_anonymised_sites_does_not_tie_them():
+    sites = Sites([row("2011-11", 4, "Government", site_id="47947", system_id="7"),
+                   row("2012-06", 4, "Government", site_id="50046", system_id="7"),
+                   row("2012-06", 9, "Government", site_id="47947", system_id="8")])
+    assert sites.canonical["47947"] != sites.canonical["50046"]

@@ -17,12 +17,13 @@ edition's import agrees), `Sites` gives each entry its site, each way with its b
   its letter and country (`top500-site-energy-company-a-us`), an anonymised name without a letter with its
   country and machine, since nothing says two such entries are one site.
 
-Several Site IDs of one real site are one record (the latest listed ID's) where the evidence is exact:
-one machine listed under both IDs with the same site name in the same country (the list re-keyed the
-site, the machine did not move); or one real (not anonymised) name in one country whose IDs follow one
-another in time, never listed together (the list renumbered its sites in 2011-11). Only that: a name
-several IDs carry at once ("Microsoft Azure", "AT&T") may be several sites, and two names of one
-organisation ("Lawrence Livermore National Laboratory", "DOE/NNSA/LLNL") are two sites as the list has them.
+Several Site IDs of one real site are one record (the latest listed ID's) where the evidence is exact: one
+machine listed under both IDs with the same site name in the same country (the list re-keyed the site, the
+machine did not move; an anonymised name is no such evidence); or one real (not anonymised) name in one
+country whose IDs follow one another in time, never listed together (the list renumbered its sites in
+2011-11). Only that: a name several IDs carry at once ("Microsoft Azure", "AT&T") may be several sites, and
+two names of one organisation ("Lawrence Livermore National Laboratory", "DOE/NNSA/LLNL") are two sites as the
+list has them.
 docs/decisions/20261204-top500-sites-and-operators.md.
 
 Each record's label is the name the latest edition listing it gives it; its other names are alternative
@@ -137,7 +138,8 @@ class Sites:
 
         seen: dict[tuple[str, str, str | None], str] = {}
         for entry in listed:
-            if not entry.system_id:
+            # An anonymised name is no evidence: one machine may move between two "Government" sites.
+            if not entry.system_id or anonymised(entry.site) is not None:
                 continue
             key = (entry.system_id, name_key(entry.site), entry.country)
             if key in seen:
