@@ -97,3 +97,16 @@ def test_one_machine_under_two_anonymised_sites_does_not_tie_them():
                    row("2012-06", 4, "Government", site_id="50046", system_id="7"),
                    row("2012-06", 9, "Government", site_id="47947", system_id="8")])
     assert sites.canonical["47947"] != sites.canonical["50046"]
+
+
+def test_anonymised_names_carry_codes_of_several_shapes():
+    assert anonymised("Bank (S1)") == ("Bank", "S1")
+    assert anonymised("Software Company (M) SA") == ("Software Company", "M SA")
+    assert anonymised("Software Company MGER") == ("Software Company", "MGER")
+    assert anonymised("Chinese Bank A") == ("Chinese Bank", "A")
+    assert anonymised("E&amp;P Company (D)") == ("E&amp;P Company", "D")
+    for company in ("China Telecom", "Korea Telecom", "Air Force Research Laboratory", "IBM Research"):
+        assert anonymised(company) is None, company
+    sites = Sites([])
+    assert sites.choose(row("2016-06", 1, "Software Company (M) SA", country="Saudi Arabia"), None, "x").slug == \
+        "top500-site-software-company-m-sa-saudi-arabia"

@@ -48,27 +48,42 @@ from hpckg.names import SlugError, ascii_fold, name_key, slugify
 # "Government Classified", "Internet Service (B)"): a site name made only of these (and a letter) names no
 # one. A real name has at least one other word ("Saudi Aramco", "Intel", "Sandia National Laboratories").
 ANONYMOUS_WORDS = frozenset("""
-    a aerospace agency airline and automotive bank banking center centre chip classified cloud commerce
-    communications company consulting content data datacenter defense digital distribution e ecommerce
-    electronics electrionic energy engineering equipment finance financial food gaming geoscience
-    geophysics government hosting industrial industry information institute institution insurance internet
-    isp it life logistic logistics manufacturer manufacturing media network netwok of oil p petroleum
-    pharmaceutical provider research retail retailer science semiconductor service services software
-    system systems telecom telecommunication telecommunications trading web
+    a aerospace agency amp agricultural airline and automative automotive bank banking biotech center centre
+    chemical chip classified cloud commerce communications company computer consulting consumer content
+    contractor corporation d data datacenter defence defense department digital distribution e ecommerce
+    electricity electronic electronics electrionic employment energy engineering entertainment equipment
+    finance financial food gaming geophysical geophysics geoscience goods government health heavy hosting
+    industrial industry information institute institution insttitution insurance internet isp it laboratory
+    life logistic logistics manufacture manufacturer manufacturing media medical meteorological mobile network
+    netwok nw of oil operator p petroleum pharmaceutical processing provider public publishing r research
+    retail retailer science semiconductor service services simulation social software system systems
+    technology telecom telecommunication telecommunications trading web
 """.split())
-# "Energy Company (A)", "Energy Company (DD)", "Service Provider T": the letter that tells anonymised sites
-# apart. "(FZJ)" after a real name is an abbreviation, not a letter: only anonymised names are split.
-LETTER = re.compile(r"^(?P<stem>.*?)\s*(?:\((?P<paren>[A-Z]{1,3})\)|\s(?P<bare>[A-Z]{1,2}))\s*$")
+# Words an anonymised name may carry besides its category, but only with its letter ("Chinese Bank A",
+# "US Government Classified (A)"): without one, "China Telecom" and "Korea Telecom" are companies.
+WITH_LETTER_ONLY = frozenset("china chinese korea korean japan japanese us usa uk german european".split())
+# "Energy Company (A)", "Energy Company (DD)", "Bank (S1)", "Financial Company (C A1)", "Service Provider T",
+# "Software Company MGER": the code that tells anonymised sites apart. "(FZJ)" after a real name is an
+# abbreviation, not a code: only names whose other words are all category words are anonymised. ("amp" is
+# in the words because the list's files spell "&" as "&amp;" in some names: "E&amp;P Company (D)".)
+LETTER = re.compile(r"^(?P<stem>.*?)\s*(?:\((?P<paren>[A-Z][A-Z0-9 ]{0,4})\)|\s(?P<bare>[A-Z][A-Z0-9]{0,4}))\s*$")
 FORMAT_ORDER = (".xml", ".xlsx", ".xls")
 
 
 def anonymised(name: str) -> tuple[str, str | None] | None:
-    """(stem, letter) when `name` is one of the list's anonymised sites ("Energy Company (A)" -> ("Energy
-    Company", "A"); "Government" -> ("Government", None)), else None."""
-    match = LETTER.match(name.strip())
-    stem, letter = (match["stem"], match["paren"] or match["bare"]) if match else (name.strip(), None)
+    """(stem, code) when `name` is one of the list's anonymised sites ("Energy Company (A)" -> ("Energy
+    Company", "A"); "Software Company (M) SA" -> ("Software Company", "M SA"); "Government" -> ("Government",
+    None)), else None."""
+    stem, codes = name.strip(), []
+    for _ in range(2):  # "Software Company (M) SA": a code and a country code after it
+        match = LETTER.match(stem)
+        if not match or not match["stem"]:
+            break
+        stem, codes = match["stem"], [match["paren"] or match["bare"], *codes]
+    letter = " ".join(codes) or None
     words = re.findall(r"[a-z]+", ascii_fold(stem).lower())
-    if words and all(word in ANONYMOUS_WORDS for word in words):
+    allowed = ANONYMOUS_WORDS | WITH_LETTER_ONLY if letter else ANONYMOUS_WORDS
+    if words and all(word in allowed for word in words):
         return stem, letter
     return None
 
@@ -205,7 +220,7 @@ class Sites:
         stem, letter = anonymous
         where = _slug(country) if country else "nowhere"
         if letter:
-            return SiteChoice(f"top500-site-{_slug(stem)}-{letter.lower()}-{where}"[:120].rstrip("-"), "name")
+            return SiteChoice(f"top500-site-{_slug(stem)}-{_slug(letter)}-{where}"[:120].rstrip("-"), "name")
         return SiteChoice(f"top500-site-{_slug(stem)}-{where}-of-{_slug(machine)}"[:120].rstrip("-"), "name")
 
     def _record(self, record: str, basis: str) -> SiteChoice:
