@@ -15,7 +15,10 @@ locating the row in the file. Two kinds of claim:
   that changed (a site renamed, Cray Inc. listed as HPE) is a second claim; the two never share an edition,
   so they do not disagree (shapes/claims.ttl, disagreeing-normal-claims), and the latest is truthy.
 
-Entities. Sites are `site:top500-site-<Site ID>` (or from the site's name where the file has no ID);
+Entities. Sites are `site:top500-site-<Site ID>`, an entry without one placed by hpckg.importers.top500_sites
+(its machine's or its name's Site ID, else a record keyed by the name), titled by the latest edition's name;
+a site whose name names an organisation has it as operator, from which rule 05-site-operator derives the
+systems' operators (docs/decisions/20261204-top500-sites-and-operators.md);
 countries come from data/ttl/countries.ttl and manufacturers from the organisations' names in data/ttl
 (hpckg.reference, dated: "SGI" in 1998 is Silicon Graphics): a name no curated entity answers to becomes an
 organisation or part of its own in the graph (`orgn:top500-maker-<slug>`, `part:top500-<slug>`), listed by
