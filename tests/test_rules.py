@@ -86,8 +86,8 @@ REPORTED = "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:rank rank:p
 
 def test_rules_run_in_file_name_order_and_each_run_is_a_recorded_activity():
     names = [path.stem for path in rule_files()]
-    # Operators derived from sites (05) compete in the truthy rule (10), so they come before it.
-    assert names == sorted(names) and names[:2] == ["05-site-operator", "10-truthy"]
+    # Operators derived from sites (05) and linked records (06) compete in the truthy rule (10), so they come before it.
+    assert names == sorted(names) and names[:3] == ["05-site-operator", "06-linked-record-operator", "10-truthy"]
     assert {"20-rollup", "30-site-totals"} <= set(names)
     store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"]))
     for name in names:
@@ -520,3 +520,59 @@ def test_deprecated_and_machine_generated_site_claims_give_no_operator():
     store = derive(SITES_BY_EDITION.replace("hpc:edition ed:old ;", "hpc:edition ed:old ; hpc:rank rank:deprecated ;")
                    .replace("hpc:edition ed:new ;", "hpc:edition ed:new ; hpc:basis basis:machine-generated ;"))
     assert derived_operators(store, "gamma") == {}
+
+
+LINKED_RECORDS = """
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix ed:      <https://w3id.org/hpckg/id/edition/> .
+ed:list dcterms:issued "2025-06"^^xsd:gYearMonth .
+sys:listed a hpc:System .
+sys:epoch-record a hpc:System .
+claim:listed-operator-unknown a hpc:Claim, hpc:SomeValueClaim ; hpc:about sys:listed ; hpc:property hpc:operator ;
+    hpc:edition ed:list ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:epoch-owner a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:operator ; hpc:value orgn:owner ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:epoch .
+claim:epoch-status a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:status ;
+    hpc:value status:operational ; hpc:asOf "2026-01-05"^^xsd:date ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:epoch .
+claim:link a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:sameMachineAs ; hpc:value sys:listed ;
+    hpc:tier tier:lead ; hpc:basis basis:imported ; prov:hadPrimarySource src:epoch .
+"""
+
+
+def linked_operators(store: Store, system: str) -> list[tuple[str, str, str]]:
+    return sorted((row["org"].value.removeprefix(ID + "org/"), row["tier"].value.removeprefix(VOCAB + "tier/"),
+                   row["asOf"].value if row["asOf"] else "")
+                  for row in store.query(f"""
+        SELECT ?org ?tier ?asOf WHERE {{
+          ?claim a hpc:DerivedClaim ; hpc:about sys:{system} ; hpc:property hpc:operator ; hpc:value ?org ;
+                 hpc:tier ?tier ; prov:wasDerivedFrom claim:link ;
+                 prov:wasGeneratedBy act:derive-06-linked-record-operator .
+          OPTIONAL {{ ?claim hpc:asOf ?asOf }} }}"""))
+
+
+def test_a_linked_records_owner_names_the_operator_the_list_leaves_unnamed():
+    store = derive(LINKED_RECORDS)
+    assert linked_operators(store, "listed") == [("owner", "lead", "2026-01-05")]
+    assert truthy_operator(store, "listed") == ["owner"]
+    # The record that states its owner keeps it and gets nothing back.
+    assert linked_operators(store, "epoch-record") == []
+
+
+def test_no_operator_from_a_machine_generated_link_or_from_records_naming_two_owners():
+    assert linked_operators(derive(LINKED_RECORDS.replace("basis:imported", "basis:machine-generated")),
+                            "listed") == []
+    second = LINKED_RECORDS + """
+sys:epoch-partition a hpc:System .
+claim:partition-owner a hpc:Claim ; hpc:about sys:epoch-partition ; hpc:property hpc:operator ;
+    hpc:value orgn:other ; hpc:tier tier:reported ; prov:hadPrimarySource src:epoch .
+claim:link-2 a hpc:Claim ; hpc:about sys:listed ; hpc:property hpc:sameMachineAs ; hpc:value sys:epoch-partition ;
+    hpc:tier tier:lead ; hpc:basis basis:imported ; prov:hadPrimarySource src:epoch ."""
+    assert linked_operators(derive(second), "listed") == []
+
+
+def test_a_stated_operator_is_never_second_guessed_by_a_linked_record():
+    store = derive(LINKED_RECORDS + """
+claim:listed-operator a hpc:Claim ; hpc:about sys:listed ; hpc:property hpc:operator ; hpc:value orgn:stated ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:paper .""")
+    assert linked_operators(store, "listed") == []
