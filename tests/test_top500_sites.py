@@ -52,10 +52,10 @@ def test_an_anonymised_name_without_a_letter_is_never_one_site_for_two_machines(
                    row("2014-11", 2, "Government", site_id="11", system_id="2", country="China")])
     first = sites.choose(row("2016-06", 7, "Government", country="China"), None, "2016-06-rank-7")
     second = sites.choose(row("2016-06", 8, "Government", country="China"), None, "2016-06-rank-8")
-    assert first.slug != second.slug and first.basis == second.basis == "name"
+    assert first.slug != second.slug and first.basis == second.basis == "anonymous"
     # Even where only one "Government" site has an ID: the name alone does not say it is that one.
     lone = Sites([row("2014-11", 1, "Government", site_id="10", system_id="1", country="Germany")])
-    assert lone.choose(row("2016-06", 7, "Government", country="Germany"), None, "2016-06-rank-7").basis == "name"
+    assert lone.choose(row("2016-06", 7, "Government", country="Germany"), None, "2016-06-rank-7").basis == "anonymous"
 
 
 def test_site_ids_that_follow_one_another_under_one_name_are_one_site():

@@ -93,6 +93,8 @@ SITE_BASIS = {
                  "the editions that do.",
     "name": "This edition gives no Site ID, and no edition that does ties this name to one: the site is "
             "known by its name (an anonymised one by its letter and country).",
+    "anonymous": "This edition gives no Site ID, and the list's anonymised name without a letter names no one "
+                 "site: the site is this machine's own record.",
 }
 
 

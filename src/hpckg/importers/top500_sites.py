@@ -15,7 +15,8 @@ edition's import agrees), `Sites` gives each entry its site, each way with its b
   "Government" alone names many sites);
 - otherwise the name keys the site: a real name by itself (`top500-site-<slug>`), an anonymised name with
   its letter and country (`top500-site-energy-company-a-us`), an anonymised name without a letter with its
-  country and machine, since nothing says two such entries are one site.
+  country and machine, since nothing says two such entries are one site ("anonymous"); a record keyed by a
+  name follows the machine to the one better-founded record its other entries are at ("same system").
 
 Several Site IDs of one real site are one record (the latest listed ID's) where the evidence is exact: one
 machine listed under both IDs with the same site name in the same country (the list re-keyed the site, the
@@ -132,7 +133,8 @@ class Sites:
             self.by_name.setdefault((name_key(entry.site), entry.country), set()).add(record)
             if entry.system_id:
                 self.by_system.setdefault(entry.system_id, set()).add((record, name_key(entry.site), entry.country))
-        self.record_names: dict[str, tuple[str, set[str]]] = {}  # slug -> (label, every name)
+        self.record_names: dict[str, str] = {}  # slug -> the name the latest edition gives it
+        self._by_machine: dict[tuple[str, str | None], dict[str, SiteChoice]] | None = None
 
     @classmethod
     def of_folder(cls, folder: Path) -> Sites:
@@ -193,7 +195,44 @@ class Sites:
 
     def choose(self, entry: Entry, system_id: str | None, machine: str) -> SiteChoice:
         """The site record of `entry`, of the machine whose System ID is `system_id` (None when none is
-        known) and whose key is `machine` (the System ID, or the edition and rank it was first listed at)."""
+        known) and whose key is `machine` (the System ID, or the edition and rank it was first listed at).
+
+        A record keyed by a name follows the machine: where its other entries in that country are all at
+        one better-founded record (a Site ID's, or for an anonymised name without a letter a lettered one:
+        "Internet Service" in 2015-11, "Internet Service (B)" in 2016-06), the entry is there too."""
+        choice = self._choose(entry, system_id, machine)
+        if choice.basis in ("name", "anonymous") and self.folder is not None:
+            better = self._machine_records().get((machine, entry.country), {})
+            targets = {slug: found for slug, found in better.items()
+                       if slug != choice.slug and (found.site_ids or choice.basis == "anonymous")}
+            if len(targets) == 1:
+                found = next(iter(targets.values()))
+                return SiteChoice(found.slug, "same system", found.site_ids)
+        return choice
+
+    def _machine_records(self) -> dict[tuple[str, str | None], dict[str, SiteChoice]]:
+        """(machine, country) -> the records its entries are at, other than per-machine ones, from every
+        edition of the folder (read once)."""
+        if self._by_machine is None:
+            self._by_machine = {}
+            for entry, system_id, machine in self._every_entry():
+                choice = self._choose(entry, system_id, machine)
+                if choice.basis != "anonymous":
+                    self._by_machine.setdefault((machine, entry.country), {})[choice.slug] = choice
+        return self._by_machine
+
+    def _every_entry(self) -> Iterable[tuple[Entry, str | None, str]]:
+        """Every entry with a site of every edition, with its System ID and machine key (top500_identity)."""
+        assert self.folder is not None
+        identities = identities_for(next(iter(sorted(self.folder.glob("TOP500_*")))))
+        for path in self._edition_files(self.folder):
+            for entry in entries_of(path):
+                if entry.site:
+                    identity = identities.of(entry, path)
+                    yield (entry, identity.system_id if identity else None,
+                           identity.system_id if identity else f"{entry.edition}-rank-{entry.rank}")
+
+    def _choose(self, entry: Entry, system_id: str | None, machine: str) -> SiteChoice:
         if entry.site_id and entry.site_id.isdigit() and entry.site_id in self.canonical:
             return self._record(self.canonical[entry.site_id], "file")
         key, country = name_key(entry.site), entry.country
@@ -221,7 +260,7 @@ class Sites:
         where = _slug(country) if country else "nowhere"
         if letter:
             return SiteChoice(f"top500-site-{_slug(stem)}-{_slug(letter)}-{where}"[:120].rstrip("-"), "name")
-        return SiteChoice(f"top500-site-{_slug(stem)}-{where}-of-{_slug(machine)}"[:120].rstrip("-"), "name")
+        return SiteChoice(f"top500-site-{_slug(stem)}-{where}-of-{_slug(machine)}"[:120].rstrip("-"), "anonymous")
 
     def _record(self, record: str, basis: str) -> SiteChoice:
         return SiteChoice(f"top500-site-{record}", basis, tuple(sorted(self.members[record], key=int)))
@@ -234,21 +273,15 @@ class Sites:
         return self.record_names.get(slug)
 
     def _read_labels(self) -> None:
-        identities = identities_for(next(iter(sorted(self.folder.glob("TOP500_*")))))
         latest: dict[str, tuple[str, Counter]] = {}
-        for path in self._edition_files(self.folder):
-            for entry in entries_of(path):
-                if not entry.site:
-                    continue
-                identity = identities.of(entry, path)
-                choice = self.choose(entry, identity.system_id if identity else None,
-                                     identity.system_id if identity else f"{entry.edition}-rank-{entry.rank}")
-                edition, names = latest.get(choice.slug, ("", Counter()))
-                if entry.edition > edition:
-                    edition, names = entry.edition, Counter()
-                if entry.edition == edition:
-                    names[entry.site] += 1
-                latest[choice.slug] = (edition, names)
+        for entry, system_id, machine in self._every_entry():
+            choice = self.choose(entry, system_id, machine)
+            edition, names = latest.get(choice.slug, ("", Counter()))
+            if entry.edition > edition:
+                edition, names = entry.edition, Counter()
+            if entry.edition == edition:
+                names[entry.site] += 1
+            latest[choice.slug] = (edition, names)
         self.record_names = {slug: min(names, key=lambda n: (-names[n], n)) for slug, (_, names) in latest.items()}
 
     @staticmethod
