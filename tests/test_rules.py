@@ -87,7 +87,8 @@ REPORTED = "hpc:property hpc:quantity ; hpc:tier tier:reported ; hpc:rank rank:p
 
 def test_rules_run_in_file_name_order_and_each_run_is_a_recorded_activity():
     names = [path.stem for path in rule_files(session_project().rules_dir)]
-    assert names == sorted(names) and names[0] == "10-truthy"
+    # Operators derived from sites (05) and linked records (06) compete in the truthy rule (10): they come first.
+    assert names == sorted(names) and names[:3] == ["05-site-operator", "06-linked-record-operator", "10-truthy"]
     assert {"20-rollup", "30-site-totals"} <= set(names)
     store = derive(system("alpha", "one", [f"{REPORTED} ; hpc:value 100"]))
     for name in names:
@@ -445,3 +446,134 @@ def test_peak_compute_is_quantity_times_the_parts_peak_once_however_many_dates_a
         "hpc:property hpc:partModel ; hpc:tier tier:reported ; hpc:rank rank:preferred ;"
         " hpc:value <https://w3id.org/hpckg/id/part/a100>"]))
     assert peak_compute(store, "alpha") == {"value": 3120.0, "as_of": "2024-06-30"}
+
+
+SITES_BY_EDITION = """
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix ed:      <https://w3id.org/hpckg/id/edition/> .
+sys:gamma a hpc:System .
+site:lab a hpc:Site ; rdfs:label "Gamma National Laboratory"@en .
+site:university a hpc:Site ; rdfs:label "Gamma University"@en .
+site:anonymous a hpc:Site ; rdfs:label "Energy Company (A)"@en .
+ed:old dcterms:issued "2019-06"^^xsd:gYearMonth .
+ed:new dcterms:issued "2019-11"^^xsd:gYearMonth .
+ed:newest dcterms:issued "2020-06"^^xsd:gYearMonth .
+claim:lab-operator a hpc:Claim ; hpc:about site:lab ; hpc:property hpc:operator ; hpc:value orgn:lab ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:university-operator a hpc:Claim ; hpc:about site:university ; hpc:property hpc:operator ;
+    hpc:value orgn:university ; hpc:tier tier:lead ; prov:hadPrimarySource src:list .
+claim:g-site-lab a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:site ; hpc:value site:lab ;
+    hpc:edition ed:old ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:g-site-university a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:site ; hpc:value site:university ;
+    hpc:edition ed:new ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+"""
+
+
+def derived_operators(store: Store, system: str) -> dict[str, tuple[str, set[str]]]:
+    """organisation -> (tier, inputs) of the operator claims rule 05 derived for `system`."""
+    found: dict[str, tuple[str, set[str]]] = {}
+    for row in store.query(f"""
+        SELECT ?org ?tier ?input WHERE {{
+          ?claim a hpc:DerivedClaim ; hpc:about sys:{system} ; hpc:property hpc:operator ; hpc:value ?org ;
+                 hpc:tier ?tier ; hpc:basis basis:derived ; prov:wasDerivedFrom ?input ;
+                 prov:wasGeneratedBy act:derive-05-site-operator }}"""):
+        org = row["org"].value.removeprefix(ID + "org/")
+        tier, inputs = found.get(org, (row["tier"].value.removeprefix(VOCAB + "tier/"), set()))
+        inputs.add(row["input"].value.removeprefix(ID + "claim/"))
+        found[org] = (tier, inputs)
+    return found
+
+
+def truthy_operator(store: Store, system: str) -> list[str]:
+    return [row["org"].value.removeprefix(ID + "org/")
+            for row in store.query(f"SELECT ?org WHERE {{ sys:{system} hpc:operator ?org }}")]
+
+
+def test_a_systems_operator_is_derived_from_each_site_it_was_listed_at_and_the_latest_is_truthy():
+    store = derive(SITES_BY_EDITION)
+    assert derived_operators(store, "gamma") == {
+        "lab": ("reported", {"g-site-lab", "lab-operator"}),
+        # the weaker input's tier: the university's operator claim is a lead
+        "university": ("lead", {"g-site-university", "university-operator"}),
+    }
+    assert truthy_operator(store, "gamma") == ["university"]
+
+
+def test_a_stated_operator_wins_over_the_derived_one():
+    store = derive(SITES_BY_EDITION + """
+claim:g-operator a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:operator ; hpc:value orgn:stated ;
+    hpc:rank rank:preferred ; hpc:tier tier:reported ; prov:hadPrimarySource src:paper .""")
+    assert truthy_operator(store, "gamma") == ["stated"]
+
+
+def test_a_site_without_an_operator_gives_none_and_the_latest_some_value_claim_stays_best():
+    store = derive(SITES_BY_EDITION + """
+claim:g-site-anonymous a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:site ; hpc:value site:anonymous ;
+    hpc:edition ed:newest ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:g-operator-unknown a hpc:Claim, hpc:SomeValueClaim ; hpc:about sys:gamma ; hpc:property hpc:operator ;
+    hpc:edition ed:newest ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .""")
+    assert set(derived_operators(store, "gamma")) == {"lab", "university"}
+    assert truthy_operator(store, "gamma") == []
+    assert store.query("ASK { claim:g-operator-unknown a hpc:BestClaim }")
+
+
+def test_deprecated_and_machine_generated_site_claims_give_no_operator():
+    store = derive(SITES_BY_EDITION.replace("hpc:edition ed:old ;", "hpc:edition ed:old ; hpc:rank rank:deprecated ;")
+                   .replace("hpc:edition ed:new ;", "hpc:edition ed:new ; hpc:basis basis:machine-generated ;"))
+    assert derived_operators(store, "gamma") == {}
+
+
+LINKED_RECORDS = """
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix ed:      <https://w3id.org/hpckg/id/edition/> .
+ed:list dcterms:issued "2025-06"^^xsd:gYearMonth .
+sys:listed a hpc:System .
+sys:epoch-record a hpc:System .
+claim:listed-operator-unknown a hpc:Claim, hpc:SomeValueClaim ; hpc:about sys:listed ; hpc:property hpc:operator ;
+    hpc:edition ed:list ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:epoch-owner a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:operator ; hpc:value orgn:owner ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:epoch .
+claim:epoch-status a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:status ;
+    hpc:value status:operational ; hpc:asOf "2026-01-05"^^xsd:date ; hpc:tier tier:reported ;
+    prov:hadPrimarySource src:epoch .
+claim:link a hpc:Claim ; hpc:about sys:epoch-record ; hpc:property hpc:sameMachineAs ; hpc:value sys:listed ;
+    hpc:tier tier:lead ; hpc:basis basis:imported ; prov:hadPrimarySource src:epoch .
+"""
+
+
+def linked_operators(store: Store, system: str) -> list[tuple[str, str, str]]:
+    return sorted((row["org"].value.removeprefix(ID + "org/"), row["tier"].value.removeprefix(VOCAB + "tier/"),
+                   row["asOf"].value if row["asOf"] else "")
+                  for row in store.query(f"""
+        SELECT ?org ?tier ?asOf WHERE {{
+          ?claim a hpc:DerivedClaim ; hpc:about sys:{system} ; hpc:property hpc:operator ; hpc:value ?org ;
+                 hpc:tier ?tier ; prov:wasDerivedFrom claim:link ;
+                 prov:wasGeneratedBy act:derive-06-linked-record-operator .
+          OPTIONAL {{ ?claim hpc:asOf ?asOf }} }}"""))
+
+
+def test_a_linked_records_owner_names_the_operator_the_list_leaves_unnamed():
+    store = derive(LINKED_RECORDS)
+    assert linked_operators(store, "listed") == [("owner", "lead", "2026-01-05")]
+    assert truthy_operator(store, "listed") == ["owner"]
+    # The record that states its owner keeps it and gets nothing back.
+    assert linked_operators(store, "epoch-record") == []
+
+
+def test_no_operator_from_a_machine_generated_link_or_from_records_naming_two_owners():
+    assert linked_operators(derive(LINKED_RECORDS.replace("basis:imported", "basis:machine-generated")),
+                            "listed") == []
+    second = LINKED_RECORDS + """
+sys:epoch-partition a hpc:System .
+claim:partition-owner a hpc:Claim ; hpc:about sys:epoch-partition ; hpc:property hpc:operator ;
+    hpc:value orgn:other ; hpc:tier tier:reported ; prov:hadPrimarySource src:epoch .
+claim:link-2 a hpc:Claim ; hpc:about sys:listed ; hpc:property hpc:sameMachineAs ; hpc:value sys:epoch-partition ;
+    hpc:tier tier:lead ; hpc:basis basis:imported ; prov:hadPrimarySource src:epoch ."""
+    assert linked_operators(derive(second), "listed") == []
+
+
+def test_a_stated_operator_is_never_second_guessed_by_a_linked_record():
+    store = derive(LINKED_RECORDS + """
+claim:listed-operator a hpc:Claim ; hpc:about sys:listed ; hpc:property hpc:operator ; hpc:value orgn:stated ;
+    hpc:tier tier:reported ; prov:hadPrimarySource src:paper .""")
+    assert linked_operators(store, "listed") == []

@@ -421,3 +421,61 @@ def test_system_moves_lists_every_system_whose_country_or_site_changes_and_no_de
     # A link the importer derived (its evidence in the rank claim's note) never crosses a change of country.
     assert not [row for row in rows if row[column["what"]] == "country"
                 and (row[column["linkBefore"]] or row[column["linkAfter"]])]
+
+
+def test_one_machine_is_on_one_site_record_across_editions_with_and_without_site_ids(built):
+    """2015-06 and 2015-11 give no Site IDs: their entries are tied to the Site ID the machine, or the name in
+    its country, has in 2014-11 and 2019-06 (hpckg.importers.top500_sites), not keyed by the name."""
+    rows = query(built["project"], """
+        SELECT ?s (COUNT(DISTINCT ?site) AS ?n) (GROUP_CONCAT(DISTINCT STR(?site); separator=" ") AS ?sites)
+        WHERE { ?c hpc:property hpc:site ; hpc:about ?s ; hpc:value ?site } GROUP BY ?s""")
+    on_two = [row for row in rows if int(row[1]) > 1]
+    on_an_id_and_a_name = [row for row in on_two if "top500-site-5" in row[2] and any(
+        not part.rsplit("-", 1)[-1].isdigit() for part in row[2].split())]
+    assert len(on_an_id_and_a_name) <= 5, on_an_id_and_a_name[:10]
+
+
+def test_sites_are_titled_by_the_name_the_latest_edition_gives_them_once(built):
+    rows = query(built["project"], """
+        SELECT ?site (COUNT(DISTINCT ?label) AS ?n) (SAMPLE(?label) AS ?one) WHERE {
+          ?site a hpc:Site ; rdfs:label ?label . FILTER(STRSTARTS(STR(?site), STR(site:top500-site-)))
+        } GROUP BY ?site""")
+    assert rows and all(row[1] == "1" for row in rows), [row for row in rows if row[1] != "1"][:5]
+    assert not [row for row in rows if row[2].startswith("TOP500 site")]
+    [[label]] = query(built["project"], """
+        SELECT ?label WHERE { sys:top500-180047 hpc:site ?site . ?site rdfs:label ?label }""")
+    assert label == "DOE/SC/Oak Ridge National Laboratory"
+
+
+def test_frontiers_operator_is_derived_from_its_site(built):
+    rows = query(built["project"], """
+        SELECT ?label ?tier ?basis ?input WHERE {
+          sys:top500-180047 hpc:operator ?organisation . ?organisation rdfs:label ?label .
+          ?claim a hpc:BestClaim, hpc:DerivedClaim ; hpc:about sys:top500-180047 ; hpc:property hpc:operator ;
+                 hpc:tier ?tier ; hpc:basis ?basis ; prov:wasDerivedFrom ?input .
+          ?input hpc:property hpc:site }""")
+    assert rows == [["DOE/SC/Oak Ridge National Laboratory", "https://w3id.org/hpckg/vocab/tier/reported",
+                     "https://w3id.org/hpckg/vocab/basis/derived",
+                     "https://w3id.org/hpckg/id/claim/top500-180047-site-" + rows[0][3].rsplit("-site-", 1)[-1]]]
+
+
+def test_systems_at_anonymised_sites_keep_their_operator_not_named(built):
+    rows = query(built["project"], """
+        SELECT ?s ?name ?operator WHERE {
+          ?s hpc:site ?site . ?site rdfs:label ?name . FILTER(REGEX(?name, "^Energy Company"))
+          OPTIONAL { ?s hpc:operator ?operator }
+          ?unnamed hpc:about ?s ; hpc:property hpc:operator ; a hpc:SomeValueClaim, hpc:BestClaim }""")
+    assert rows and all(row[2] == "" for row in rows), rows[:5]
+
+
+
+def test_every_system_at_a_named_site_has_an_operator(built):
+    from hpckg.importers.top500_sites import anonymised
+
+    rows = query(built["project"], """
+        SELECT ?s ?name ?operator WHERE { ?s hpc:site ?site . ?site rdfs:label ?name
+                                          FILTER(STRSTARTS(STR(?s), STR(sys:top500-)))
+                                          OPTIONAL { ?s hpc:operator ?operator } }""")
+    named = [row for row in rows if anonymised(row[1]) is None]
+    assert len(named) > 1500 and len(rows) > len(named)
+    assert [row for row in named if not row[2]] == []

@@ -20,7 +20,10 @@ truthy `systemDescription` (the list's Computer column), queries/rules/12-displa
 name ("TOP500 system 177232") is a skos:hiddenLabel. A site claim keeps the words the edition printed
 (hpc:statedAs), so each edition's list shows the site's name of the day.
 
-Entities. Sites are `site:top500-site-<Site ID>` (or from the site's name where the file has no ID);
+Entities. Sites are `site:top500-site-<Site ID>`, an entry without one placed by hpckg.importers.top500_sites
+(its machine's or its name's Site ID, else a record keyed by the name), titled by the latest edition's name;
+a site whose name names an organisation has it as operator, from which rule 05-site-operator derives the
+systems' operators (docs/decisions/20261204-top500-sites-and-operators.md);
 countries come from data/ttl/countries.ttl and manufacturers from the organisations' names in data/ttl
 (hpckg.reference, dated: "SGI" in 1998 is Silicon Graphics): a name no curated entity answers to becomes an
 organisation or part of its own in the graph (`orgn:top500-maker-<slug>`, `part:top500-<slug>`), listed by
@@ -66,6 +69,7 @@ from hpckg.claims import (
 from hpckg.importers.run import current_log, shared_graph_iri
 from hpckg.importers.top500_files import Entry, edition_of
 from hpckg.importers.top500_identity import Identity, entries_of, identities_for, same_figure, twin_file, twins
+from hpckg.importers.top500_sites import SiteChoice, anonymised, sites_for
 from hpckg.machinegraphs import graph_file
 from hpckg.names import SlugError, slugify
 from hpckg.namespaces import entity, hpc
@@ -91,6 +95,19 @@ PER_EDITION = (("rank", "listRank"), ("rmax_tflops", "rmax"), ("rpeak_tflops", "
 COMPONENTS = (("processor", "cpu"), ("accelerator", "accelerator"), ("interconnect", "interconnect"))
 # What an edition's graph says about a repeated claim: that this edition states it, and where.
 ATTESTATION = {ox.NamedNode(PROV_HAD_PRIMARY_SOURCE), ox.NamedNode(hpc("edition")), ox.NamedNode(hpc("reference"))}
+
+
+# How an entry without a Site ID was tied to its site record (top500_sites), noted on its site claim.
+SITE_BASIS = {
+    "same system": "This edition gives no Site ID: the site is the one this machine is listed at, under this "
+                   "name, in the editions that do.",
+    "same name": "This edition gives no Site ID: the site is the one Site ID this name has in this country in "
+                 "the editions that do.",
+    "name": "This edition gives no Site ID, and no edition that does ties this name to one: the site is "
+            "known by its name (an anonymised one by its letter and country).",
+    "anonymous": "This edition gives no Site ID, and the list's anonymised name without a letter names no one "
+                 "site: the site is this machine's own record.",
+}
 
 
 def graph_key(path: Path) -> str:
@@ -227,6 +244,7 @@ class EditionContext:
         twin = twin_file(path)
         self.twin_row_word = "site" if twin is not None and twin.suffix.lower() == ".xml" else "row"
         self.twin_name = twin.name if twin is not None else ""
+        self.sites = sites_for(path)
         self.row_word = "site" if path.suffix.lower() == ".xml" else "row"
         self.written: set[str] = set()  # entity IRIs already written into this graph
         self.seen: set[str] = set()  # system slugs of this edition
@@ -301,15 +319,24 @@ class EditionContext:
         if entry.year:
             yield from repeated("operationalSince", Year(entry.year),
                                 note="The list's Year: when the system was installed or last upgraded.")
+        site = None
         if entry.site:
-            yield from self.site_quads(entry)
+            machine = identity.system_id if identity else f"{entry.edition}-rank-{entry.rank}"
+            site = self.sites.choose(entry, identity.system_id if identity else None, machine)
+            yield from self.site_quads(entry, site, common)
+            note = None if site.basis == "file" else f"{edition_label(self.edition)}: {SITE_BASIS[site.basis]}"
             # Stated as this edition printed it, so a historical list shows the site's name of the day.
-            yield from repeated("site", Iri(self.site_iri(entry)), stated_as=entry.site)
+            yield from repeated("site", Iri(entity("site", site.slug)), note=note, stated_as=entry.site)
         country = self.names.find("country", entry.country)
         if country:
             yield from repeated("country", Iri(country))
-        note = f"The list names the site ({entry.site}), not an operator." if entry.site else None
-        yield from self.split(some_value_claim(system, "operator", note=note, qualifier="unknown", **common))
+        site_name = (self.sites.label(site.slug) or entry.site) if site else None
+        if site_name is None or anonymised(site_name):
+            # The operator of a site the list names is derived from the site (rule 05-site-operator); an
+            # anonymised site names no one, so the operator stays "not named".
+            note = (f"The list names the site only as {site_name!r}, which names no organisation."
+                    if site_name else "The list names no site.")
+            yield from self.split(some_value_claim(system, "operator", note=note, qualifier="unknown", **common))
         yield from self.integrator_quads(entry, slug, repeated)
         for field, role in COMPONENTS:
             text = getattr(entry, field)
@@ -345,21 +372,28 @@ class EditionContext:
     def component(self, slug: str, role: str) -> str:
         return entity("component", f"{slug}-{role}")
 
-    def site_iri(self, entry: Entry) -> str:
+    def site_quads(self, entry: Entry, site: SiteChoice, common: dict) -> Iterator[ox.Quad]:
+        """The site record: labelled by the name the latest edition gives it (top500_sites, read from every
+        edition of the folder, so each edition's import writes the same one label), every name an
+        alternative label; this edition's Site ID as a claim; and, for a site whose name names an
+        organisation, that organisation as the site's operator."""
+        iri = entity("site", site.slug)
+        label = self.sites.label(site.slug) or entry.site
+        yield from self.once(iri, lambda: entity_quads("site", site.slug, label=label, alt_labels=[entry.site],
+                                                       graph=self.shared))
+        yield ox.Quad(ox.NamedNode(iri), ox.NamedNode(SKOS_ALT_LABEL), ox.Literal(entry.site, language="en"),
+                      ox.NamedNode(self.shared))
         if entry.site_id and entry.site_id.isdigit():
-            return entity("site", f"top500-site-{entry.site_id}")
-        return entity("site", _slug(entry.site, "top500-site"))
-
-    def site_quads(self, entry: Entry) -> Iterator[ox.Quad]:
-        # One Site ID carries several names, even within one edition ("IT Service Provider" is many sites):
-        # the label stays put and every name is an alternative label, for search.
-        site = self.site_iri(entry)
-        slug = site.rsplit("/", 1)[-1]
-        label = f"TOP500 site {entry.site_id}" if slug.startswith("top500-site-") and entry.site_id else entry.site
-        yield from self.once(site, lambda: entity_quads("site", slug, label=label, alt_labels=[entry.site],
-                                                        graph=self.shared))
-        yield from [ox.Quad(ox.NamedNode(site), ox.NamedNode(SKOS_ALT_LABEL), ox.Literal(entry.site, language="en"),
-                            ox.NamedNode(self.shared))]
+            yield from self.split(external_id_claim(iri, "top500SiteId", entry.site_id, **common))
+        if anonymised(label) is None:
+            organisation = self.names.find("org", label) or entity("org", "top500-operator-" + site.slug[12:])
+            if organisation.endswith("/top500-operator-" + site.slug[12:]):
+                yield from self.once(organisation, lambda: entity_quads(
+                    "org", organisation.rsplit("/", 1)[-1], label=label, graph=self.shared))
+            note = (f"The list names the site {label!r}: a laboratory, university or company site is the "
+                    "organisation that runs its systems.")
+            yield from self.split(make_claim(iri, "operator", Iri(organisation), qualifier=value_key(organisation),
+                                             note=note, **common))
 
     def split(self, claim) -> list[ox.Quad]:
         """A repeated claim's quads: what it states in the shared graph, this edition's attestation of it
