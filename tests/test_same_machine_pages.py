@@ -114,3 +114,24 @@ def test_jupiters_page_in_chromium(website_server, browser):
     dom = browser.browse(website_server.url + urls.page("system", JUPITER), shot)
     assert shot.stat().st_size > 10_000
     assert "Also in Epoch AI as" in text_of(dom) and f"also-{JUPITER_EPOCH}" in dom
+
+
+def test_a_system_page_says_where_the_machine_sits_and_who_runs_it_with_one_link_per_source_host(web):
+    # The TOP500 names the site; the operator is derived from it (rule 05-site-operator). Both lines cite the
+    # two editions the store holds, one link per host with the count, not one link per edition.
+    page = web.get(f"/page/system/{FRONTIER}", headers=HTML).text
+    header = page.split("<h2", 1)[0]
+    site = re.search(r'<p class="site">(.*?)</p>', header, re.S)
+    operator = re.search(r'<p class="operator">(.*?)</p>', header, re.S)
+    assert site and operator, header
+    assert "Oak Ridge National Laboratory" in text_of(site.group(1))
+    assert "Oak Ridge National Laboratory" in text_of(operator.group(1))
+    assert "not named" not in text_of(operator.group(1))
+    for line in (site.group(1), operator.group(1)):
+        hosts = re.findall(r">(top500\.org)</a>", line)
+        assert hosts == ["top500.org"], line
+        assert "(2 sources)" in text_of(line)
+    # The name the list repeats among the aliases is not listed again as another name.
+    aliases = re.search(r'<p class="aliases">(.*?)</p>', header, re.S)
+    names = text_of(aliases.group(1)).removeprefix(" ").removeprefix("Also known as ") if aliases else ""
+    assert not names.startswith("Frontier,")

@@ -182,6 +182,7 @@ class SystemPage:
     status: Figure = field(default_factory=Figure)
     kind: Figure = field(default_factory=Figure)
     operator: Figure = field(default_factory=Figure)
+    site: Figure = field(default_factory=Figure)  # where it sits: its best site claim
     preamble: Preamble = field(default_factory=Preamble)
     performance: list[Row] = field(default_factory=list)
     components: list[ComponentRow] = field(default_factory=list)
@@ -210,7 +211,7 @@ class SystemPage:
     @property
     def figures(self) -> list[Figure]:
         """Every claimed figure on the page, for callers that list claims with their tiers and sources."""
-        found = [self.country, self.status, self.kind, self.operator]
+        found = [self.country, self.status, self.kind, self.operator, self.site]
         found += [row.figure for row in self.performance + self.metrics + self.facts]
         for component in self.components:
             found += component.figures

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 # model FLOPs utilisation) are listed only when claimed. Labels and units come from the ontology.
 LISTED_PERFORMANCE = tuple(hpc(name) for name in ("rmax", "rpeak", "cores", "powerKW", "gflopsPerWatt"))
 HEADER_PROPERTIES = {hpc("country"): "country", hpc("status"): "status", hpc("systemKind"): "kind",
-                     hpc("operator"): "operator"}
+                     hpc("operator"): "operator", hpc("site"): "site"}
 PART_SUMMARY_EXCLUDED = {hpc("maker"), hpc("partCategory")}
 
 
@@ -148,7 +148,9 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *
     page = SystemPage(iri=iri, label=title,
                       slug=_opt(first.get("slug")), read=_opt(first.get("read")),
                       citation_threshold=ontology.threshold)
-    page.aliases = list(dict.fromkeys(str(row["alias"]) for row in identity if "alias" in row))
+    # The list repeats the name among the aliases ("Frontier" is also an alternative label): not shown twice.
+    page.aliases = list(dict.fromkeys(str(row["alias"]) for row in identity
+                                      if "alias" in row and str(row["alias"]).casefold() != title.casefold()))
     if first.get("name") and first.get("label") and str(first["label"]) != title:
         page.aliases = [str(first["label"]), *(a for a in page.aliases if a != title)]
 
