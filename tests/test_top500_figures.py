@@ -47,7 +47,7 @@ def stated_figures(path: Path) -> dict[tuple[str, int, str], Decimal]:
     about: dict = {}
     claims: dict = {}
     locators: dict = {}
-    for quad in read(path, GRAPH + edition_of(path, names=checkout_names())):
+    for quad in read(path, GRAPH + edition_of(path), names=checkout_names()):
         predicate = quad.predicate.value
         if predicate == HPC + "pointInTime":
             about.setdefault(quad.subject, {})["dated"] = True

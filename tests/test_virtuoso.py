@@ -428,6 +428,11 @@ def differences_by_value(embedded: Store, remote: RemoteStore, text: str) -> str
     return differences(expected, found, in_order=ordered(text)) or ("" if expected[1] else "no rows to compare")
 
 
+# Queries with nothing to answer on two consecutive recent editions (compared all the same: both engines must
+# answer, with no rows): no machine of 2024-11 moved site or country by 2025-06.
+EMPTY_ON_TWO_EDITIONS = {"system-moves"}
+
+
 @pytest.mark.slow  # about 5 minutes: 38 queries twice, some of them tens of seconds on Virtuoso
 @pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
 def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_wanted):
@@ -438,7 +443,8 @@ def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_w
     group = graph_group(remote.generation())
     assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
     failures = [f"{query.name}: {problem}" for query in canned_queries(session_project())
-                if (problem := differences_by_value(embedded, remote, query.bind()))]
+                if (problem := differences_by_value(embedded, remote, query.bind()))
+                and not (problem == "no rows to compare" and query.name in EMPTY_ON_TWO_EDITIONS)]
     assert not failures, "\n".join(failures)
 
 
