@@ -128,5 +128,5 @@ def test_web_refuses_a_bad_value_in_the_error_shape(web):
 
 def test_a_parameter_repeated_in_subqueries_is_bound_in_each():
     bound = canned_query(session_project(), "top500-list").bind({"edition": "2024-11"})
-    assert bound.count("VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }") == 2
+    assert bound.count("VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }") == 3
     assert "2025-06" not in bound.split("SELECT", 1)[1]
