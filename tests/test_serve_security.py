@@ -389,6 +389,7 @@ def fresh_server():
     live.stop()
 
 
+@pytest.mark.abuse  # 17-20 s of parsing bombs: CI runs them, make test-fast leaves them out
 def test_a_burst_of_parses_leaves_the_check_working(fresh_server):
     # pyparsing fixes up its parse actions on their first calls, which is not thread-safe: parsed in a
     # pool of threads, a burst of distinct queries broke every later parse until a restart.
@@ -403,6 +404,7 @@ def test_a_burst_of_parses_leaves_the_check_working(fresh_server):
         assert status == 200, (query, body)
 
 
+@pytest.mark.abuse  # 17-20 s of parsing bombs: CI runs them, make test-fast leaves them out
 def test_a_long_query_is_parsed_at_the_clients_cost_not_the_servers(fresh_server):
     values = ",".join(str(i) for i in range(20_000))
     query = f"# service\nSELECT * WHERE {{ ?s ?p ?o FILTER(?o IN ({values})) }} LIMIT 1"
@@ -415,6 +417,7 @@ def test_a_long_query_is_parsed_at_the_clients_cost_not_the_servers(fresh_server
     assert status == 200, body
 
 
+@pytest.mark.abuse  # 17-20 s of parsing bombs: CI runs them, make test-fast leaves them out
 def test_a_valid_query_of_thousands_of_patterns_is_not_refused_by_a_recursion_limit(fresh_server):
     patterns = "\n".join(f"?s{i} <urn:p{i}> ?o{i} ." for i in range(4000))
     query = f"# no service here\nSELECT * WHERE {{\n{patterns}\n}} LIMIT 1"
