@@ -71,3 +71,52 @@ def test_the_index_alone_ranks_and_dedupes():
                                                        ("site:k", "word")]
     assert index.search("") == [] and index.search("!!!") == []
     assert [h.entity.iri for h in index.search("centre kal")] == ["site:k"]
+
+
+# ---- what people type: typos, words across name, site, country and vendor, countries -------------------
+
+
+def test_a_typo_finds_the_machine_and_the_page_says_what_it_searched_for(web):
+    for typed, meant in (("frontir", "Frontier"), ("fugako", "Supercomputer Fugaku"), ("el capitn", "El Capitan")):
+        results = found(web, typed)
+        assert results, typed
+        assert results[0]["label"] == meant and results[0]["match"] == "close", (typed, results[:2])
+    document = web.get(urls.search("frontir", "json")).json()
+    assert document["searched"] == "frontier"
+    page = html.unescape(web.get(urls.search("frontir"), headers=HTML).text)
+    assert re.search(r"Showing results for “<a href=\"/search\?q=frontier\">frontier</a>”", page)
+    assert found(web, "zzqqxx") == []  # nothing near it either
+
+
+def test_words_match_across_a_machines_name_site_operator_country_and_vendor(web):
+    frontier = urls.page("system", "top500-180047")
+    for text in ("frontier oak ridge", "frontier ornl", "frontier united states", "frontier hpe"):
+        results = found(web, text)
+        # Epoch AI's record is named "Oak Ridge NL Frontier": every word in its name comes first
+        assert [r["match"] for r in results if r["page"] == frontier] == ["context"], (text, results[:3])
+        assert all("Frontier" in r["label"] for r in results[:2]), text
+    assert found(web, "el capitan llnl")[0]["label"] == "El Capitan"
+    # The site itself by its initials
+    assert any(r["type"] == "site" and "Oak Ridge" in r["label"] for r in found(web, "ornl", 20))
+
+
+def test_a_country_is_found_by_its_name(web):
+    first = found(web, "germany")[0]
+    assert (first["type"], first["label"], first["match"]) == ("country", "Germany", "exact")
+    assert first["page"] == urls.page("country", "DE")
+
+
+def test_the_index_alone_matches_context_words_and_corrects_typos():
+    frontier = Entity("sys:frontier", "system", "Frontier")
+    kalos = Entity("sys:kalos", "system", "Kalos")
+    index = SearchIndex([(frontier, "Frontier"), (kalos, "Kalos")],
+                        context=[("sys:frontier", "DOE/SC/Oak Ridge National Laboratory"),
+                                 ("sys:kalos", "Shanghai AI Laboratory")])
+    assert [(h.entity.iri, h.match) for h in index.search("frontier ornl")] == [("sys:frontier", "context")]
+    assert [(h.entity.iri, h.match) for h in index.search("kalos shanghai")] == [("sys:kalos", "context")]
+    # a context word alone does not list every machine of a site: a name word is needed
+    assert index.search("shanghai") == []
+    assert [(h.entity.iri, h.match) for h in index.search("frontiir")] == [("sys:frontier", "close")]
+    assert index.suggest("frontiir oak") == "frontier oak"
+    assert index.suggest("frontier") is None
+    assert index.search("fro") and index.search("xyz") == []

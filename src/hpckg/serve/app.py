@@ -769,13 +769,15 @@ class Routes:
             raise HttpError(400, "invalid-parameter", f"limit is a whole number from 1 to 100, not {limit!r}")
         views = self.service.views
         hits = views.search_index.search(text, int(limit)) if text else []
+        # a typo: the hits are of the text with its unknown words replaced, and the answer says which
+        searched = views.search_index.suggest(text) if hits and hits[0].match == "close" else None
         accept = request.headers.get("accept", "")
         if request.url.path.endswith(".json") or (not wants_html(accept) and "application/json" in accept):
-            document = {"query": text, "count": len(hits), "results": [
+            document = {"query": text, "searched": searched or text, "count": len(hits), "results": [
                 {"iri": h.entity.iri, "type": h.entity.kind, "label": h.entity.label, "matched": h.name,
                  "match": h.match, "page": views.href(h.entity.iri), "also": list(h.also)} for h in hits]}
             return respond(200, json_dumps(document), "application/json")
-        return html_response(views.search_page(text, hits))
+        return html_response(views.search_page(text, hits, searched))
 
     # ---- charts -----------------------------------------------------------------------------------------
 

@@ -147,9 +147,9 @@ class Views:
                 self._search_index = SearchIndex.from_store(self.store)
             return self._search_index
 
-    def search_page(self, text: str, hits: list[Hit]) -> Html:
+    def search_page(self, text: str, hits: list[Hit], searched: str | None = None) -> Html:
         return Html(f"Search: {text}" if text else "Search", "search.html",
-                    {"text": text, "hits": hits, "href": self.href},
+                    {"text": text, "hits": hits, "href": self.href, "searched": searched},
                     {urls.search(text, "json"): "application/json"})
 
     # ---- shared pieces ------------------------------------------------------------------------------
