@@ -112,3 +112,17 @@ def test_files_that_are_not_list_editions_are_refused_whole(tmp_path):
     (tmp_path / "TOP500_202011.xlsx").write_bytes(b"not a zip")
     with pytest.raises(InputError, match="not a readable .xlsx workbook"):
         read_entries(tmp_path / "TOP500_202011.xlsx")
+
+
+def test_texts_the_xml_escaped_twice_read_as_the_list_prints_them():
+    # 29 XML files write "Toyota Central Research &amp;amp; Development": parsed once, that is "&amp;", which
+    # the pages then showed as "EDF R&amp;amp;D" (escaped twice again on the way out).
+    raw = [(e.findtext(NS + "rank"), e.find(NS + "installation-site").findtext(NS + "installation-site-name"))
+           for e in ET.parse(TOP500 / "TOP500_199306.xml").getroot().iter(NS + "site")]
+    escaped = {int(rank): site for rank, site in raw if "&amp;" in site}
+    assert escaped
+    entries = {e.rank: e for e in read_entries(TOP500 / "TOP500_199306.xml")}
+    for rank, site in escaped.items():
+        assert entries[rank].site == " ".join(site.replace("&amp;", "&").split()), rank
+    assert not any("&amp;" in (e.site + e.computer + (e.name or "")) for path in FILES if path.suffix == ".xml"
+                   for e in read_entries(path))

@@ -132,3 +132,32 @@ def test_a_link_never_crosses_a_country_or_an_anonymised_site_and_says_what_agre
                 if basis == "matching entry" or "Previous Rank is" in via]
     assert fallback and all("agreeing on site, computer, cores, Rmax and country" in via for via in fallback)
 
+
+
+def test_a_machine_listed_before_the_2011_renumbering_keeps_the_id_top500_org_gives_it_from_its_first_listing():
+    # Between 2011-06 (IDs up to ~10,900) and 2011-11 (IDs from ~175,000) the list renumbered every machine:
+    # without a link the K computer, Tianhe-1A and Jaguar were each two records, one either side.
+    identities = identities_for(DATA / "TOP500_201106.xml")
+    june = {e.rank: e for e in read_entries(DATA / "TOP500_201106.xml")}
+    november = {e.rank: e for e in read_entries(DATA / "TOP500_201111.xml")}
+    for june_rank, november_rank in ((1, 1), (2, 2), (3, 3)):  # K computer, Tianhe-1A, Jaguar: read, not typed
+        entry = june[june_rank]
+        identity = identities.of(entry, DATA / "TOP500_201106.xml")
+        assert identity.system_id == november[november_rank].system_id != entry.system_id, (june_rank, identity)
+        assert identity.basis == "renumbered" and "2011-11 rank" in identity.via and entry.system_id in identity.via
+        # the same old ID in an earlier edition follows too (Jaguar was listed by it since 2008)
+    jaguar_2010 = next(e for e in read_entries(DATA / "TOP500_201011.xml") if e.system_id == june[3].system_id)
+    assert identities.of(jaguar_2010, DATA / "TOP500_201011.xml").system_id == november[3].system_id
+    # one to one, never across a country, and most of the machines both lists hold are linked
+    renumbered = identities.renumbered()
+    new_ids = [identity.system_id for _, identity in renumbered.values()]
+    assert len(new_ids) == len(set(new_ids))
+    by_id = {e.system_id: e for e in june.values()}
+    later = {e.system_id: e for e in november.values()}
+    for old, (_, identity) in renumbered.items():
+        if old in by_id:
+            assert by_id[old].country == later[identity.system_id].country, old
+    assert len(renumbered) > 250
+    # An ID of the new numbering is never renumbered, and an entry after 2011-06 keeps the ID of its file
+    entry = november[1]
+    assert identities.of(entry, DATA / "TOP500_201111.xml").basis == "file"

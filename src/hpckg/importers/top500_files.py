@@ -10,6 +10,10 @@ years; this module turns each into the same record, in one set of units:
   "not measured" (Nmax, Nhalf, power, HPCG, accelerator cores).
 - Figures are Decimals made from the cell's shortest text, so 0.1 stays 0.1.
 
+The XML files of 1993-06 … 2014-11 escape some texts twice ("Toyota Central Research &amp;amp; Development"):
+after parsing, a text's remaining XML character references are read once more, so names say "&" as
+top500.org and the spreadsheets do.
+
 XML is parsed with defusedxml (no entity expansion, no external entities); XLS with xlrd; XLSX with
 openpyxl in read-only mode. A file that is none of these, or whose header lacks Rank, Rmax or Computer, is
 refused whole with an InputError naming it; a row that cannot be read is reported in `Entry.problems`
@@ -18,6 +22,7 @@ with its column and kept out of nothing else.
 
 from __future__ import annotations
 
+import html
 import re
 import zipfile
 from collections.abc import Iterator
@@ -188,14 +193,25 @@ def _read_xml(path: Path, edition: str) -> Iterator[Entry]:
             position += 1
             fields = {child.tag.removeprefix(XML_NAMESPACE): child for child in element}
             site = fields.get("installation-site")
-            site_fields = {child.tag.removeprefix(XML_NAMESPACE): child.text for child in site} if site is not None \
-                else {}
-            yield _xml_entry(edition, position, {k: v.text for k, v in fields.items()}, site_fields)
+            site_fields = {child.tag.removeprefix(XML_NAMESPACE): _unescaped(child.text) for child in site} \
+                if site is not None else {}
+            yield _xml_entry(edition, position, {k: _unescaped(v.text) for k, v in fields.items()}, site_fields)
             element.clear()
     except DefusedXmlException as error:
         raise InputError(f"{path}: refused: the XML declares a DTD or entities ({type(error).__name__})") from None
     except SyntaxError as error:  # xml.etree.ElementTree.ParseError
         raise InputError(f"{path}: not well-formed XML: {error}") from None
+
+
+# The character references of XML (the five named ones and numeric ones): what a text escaped twice still holds.
+_XML_REFERENCE = re.compile(r"&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);")
+
+
+def _unescaped(text: str | None) -> str | None:
+    """A text of the XML with what its second escaping left read once more: 'R&amp;D' -> 'R&D'."""
+    if text is None or "&" not in text:
+        return text
+    return _XML_REFERENCE.sub(lambda match: html.unescape(match.group(0)), text)
 
 
 def _xml_entry(edition: str, position: int, values: dict[str, str | None], site: dict[str, str | None]) -> Entry:

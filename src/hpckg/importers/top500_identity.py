@@ -16,6 +16,10 @@ so a page can say how an entry was tied to its machine:
 - "next edition": an entry with no link from the edition before is found again, by either of the two
   ways above, from an entry of the edition after, which has the ID (2017-11 is the first spreadsheet with
   IDs again).
+- "renumbered": the list renumbered every machine between 2011-06 (IDs up to ~10,900) and 2011-11 (IDs from
+  ~175,000), so two neighbouring editions with IDs that share almost none are linked by what their entries
+  say (`link_renumbered`), and a machine listed before keeps the later ID, the one top500.org shows, in
+  every edition it was listed in under its old ID (the K computer is 177232 from its first listing).
 
 What two entries agree on (`agreement`) decides every link (`one_machine`): never across a change of
 country, and across a change of site only when computer, cores and Rmax agree and neither site is an
@@ -204,6 +208,49 @@ def link_editions(before: tuple[Entry, ...], after: tuple[Entry, ...]) -> dict[i
     return links
 
 
+def link_renumbered(before: tuple[Entry, ...], after: tuple[Entry, ...]) -> dict[int, Link]:
+    """rank in `after` -> its entry in `before`, for neighbouring editions numbered apart (no Previous Rank
+    either: the 2011-11 files have none), one to one. Passes from the surest: an entry is linked where it is
+    the only one left on its side with the same (site, computer, cores, Rmax, country), then the same
+    (site, cores, Rmax, country) (2011-11 moved names such as "Tianhe-1A" out of the Computer column), then
+    the same (site, computer, country) (upgraded in place, as the K computer was), then the same (computer,
+    cores, Rmax, country) (a renamed site), then the only entry at a named site on both sides (upgraded and
+    its computer re-described), where `one_machine` allows it. Identical entries (the same figures at one site, as
+    the Korea Meteorological Administration's two Cray XE6) are paired in rank order: the list tells them
+    apart by nothing else. Dictionary look-ups: linear in the entries."""
+    passes = (
+        lambda e: (_key(e.site), _key(e.computer), e.cores, e.rmax_tflops, _key(e.country or "")),
+        lambda e: (_key(e.site), e.cores, e.rmax_tflops, _key(e.country or "")),
+        lambda e: (_key(e.site), _key(e.computer), _key(e.country or "")),
+        lambda e: (_key(e.computer), e.cores, e.rmax_tflops, _key(e.country or "")),
+        lambda e: (_key(e.site), _key(e.country or "")) if not anonymised(e.site) else ("anonymised", e.rank),
+    )
+    links: dict[int, Link] = {}
+    taken: set[int] = set()
+    for key in passes:
+        free_before: dict[tuple, list[Entry]] = {}
+        for entry in before:
+            if entry.rank and entry.rank not in taken:
+                free_before.setdefault(key(entry), []).append(entry)
+        free_after: dict[tuple, list[Entry]] = {}
+        for entry in after:
+            if entry.rank and entry.rank not in links:
+                free_after.setdefault(key(entry), []).append(entry)
+        for shared, entries in free_after.items():
+            candidates = free_before.get(shared, [])
+            identical = key in passes[:2] and len(entries) == len(candidates) > 1
+            if not identical and (len(entries) != 1 or len(candidates) != 1):
+                continue
+            for entry, candidate in zip(entries, candidates, strict=True):
+                agreed = agreement(candidate, entry)
+                if one_machine(candidate, entry, agreed):
+                    evidence = _agreeing_on(agreed) + (f", one of {len(entries)} identical entries paired in rank "
+                                                       "order" if identical else "")
+                    links[entry.rank] = Link(candidate.rank, "renumbered", evidence)
+                    taken.add(candidate.rank)
+    return links
+
+
 def pair_twins(xml: tuple[Entry, ...], sheet: tuple[Entry, ...]) -> dict[int, Link]:
     """rank in `xml` -> the same entry of the list in `sheet`, the other file of its edition, one to one:
     by System ID where both have it; else walking both lists in rank order, the row nearest to where the
@@ -279,6 +326,7 @@ class Identities:
         self.editions = _editions(folder)
         self.order = sorted(self.editions)
         self._by_rank: dict[str, dict[int, Identity]] = {}
+        self._renumbered: dict[str, tuple[str, Identity]] | None = None
 
     def _neighbour(self, edition: str, step: int) -> str | None:
         if edition not in self.order:
@@ -383,6 +431,37 @@ class Identities:
             result[link.rank] = Identity(system_id, "next edition", via)
             holder[system_id] = link.rank
 
+    def renumbered(self) -> dict[str, tuple[str, Identity]]:
+        """old System ID -> (the last edition listing it by that ID, its identity under the later numbering),
+        for every pair of neighbouring editions with IDs that share fewer than a tenth of them. Newest
+        renumbering first, so an ID renumbered twice ends at the newest."""
+        if self._renumbered is not None:
+            return self._renumbered
+        found: dict[str, tuple[str, Identity]] = {}
+        for after_edition in reversed(self.order):
+            before_edition = self._neighbour(after_edition, -1)
+            after = self._with_ids(after_edition)
+            before = self._with_ids(before_edition) if before_edition else None
+            if before is None or after is None:
+                continue
+            before_ids = {e.system_id for e in before if e.system_id}
+            after_ids = {e.system_id for e in after if e.system_id}
+            if len(before_ids & after_ids) * 10 >= min(len(before_ids), len(after_ids)):
+                continue
+            by_rank = {e.rank: e for e in before if e.rank}
+            after_by_rank = {e.rank: e for e in after if e.rank}
+            for after_rank, link in link_renumbered(before, after).items():
+                old, new = by_rank[link.rank].system_id, after_by_rank[after_rank].system_id
+                if not old or not new:
+                    continue
+                newest = found.get(new, (after_edition, Identity(new, "file")))[1]
+                via = (f"{after_edition} rank {after_rank}, {link.evidence}: the list renumbered its machines "
+                       f"after {before_edition}, when this one was ID {old}")
+                found[old] = (before_edition, Identity(newest.system_id, "renumbered",
+                                                       via if newest.basis == "file" else f"{via}; {newest.via}"))
+        self._renumbered = found
+        return found
+
     def _entries_of(self, edition: str) -> tuple[Entry, ...]:
         paths = self.editions.get(edition, [])
         return entries_of(paths[0]) if paths else ()
@@ -390,6 +469,9 @@ class Identities:
     def of(self, entry: Entry, path: Path) -> Identity | None:
         """The identity of an entry of the file at `path` (None when nothing ties it to a System ID)."""
         if entry.system_id and entry.system_id.isdigit():
+            last_edition, renumbered = self.renumbered().get(entry.system_id, ("", None))
+            if renumbered is not None and entry.edition <= last_edition:
+                return renumbered
             return Identity(entry.system_id, "file")
         if path.suffix.lower() != ".xml" and self._with_ids(entry.edition) is not None:
             # The edition's other file has the IDs: the entry is its twin there, or (no twin) a machine of its own.
