@@ -203,7 +203,8 @@ def summary_lines(graphs: Path) -> list[str]:
                 else:
                     without += 1
     return [f"TOP500: {by_id + without:,} distinct machines: {by_id:,} by System ID (read from the file, or tied "
-            f"to it through the same edition's XML, Previous Rank or a matching entry), {without:,} without one "
+            f"to it through the same edition's XML, Previous Rank, a matching entry or the 2011 renumbering), "
+            f"{without:,} without one "
             "(listed only in editions without IDs, keyed by their first listing)"]
 
 
