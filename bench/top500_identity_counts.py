@@ -9,9 +9,11 @@ neighbouring editions (six months apart):
 
 - split: an entry of each edition, agreeing on site, computer, cores and country (name_key) and Rmax
   (within the coarser rounding), each the only entry of its edition with that site, computer, cores and
-  country, on two records, at least one of them tied by a derived link (not both IDs read from the files);
-- false merge: two entries on one record, at least one tied by a derived link, that differ in country, or
-  in site and computer at once;
+  country, on two records; counted apart where both IDs were read from the files, as two IDs the list
+  itself gives (until 2026-12-04 those were not counted at all, which hid the 2011 renumbering);
+- false merge: two entries on one record, at least one tied by a derived link (not the list's own ID in
+  both: read from the files, or one old ID renumbered on both sides), that differ in country, or in site
+  and computer at once;
 - move: two entries on one record whose country or site text (name_key) differs, whatever the basis.
 
 Prints the records (by System ID and without), the counts, and with --list every split and false merge.
@@ -61,6 +63,11 @@ def neighbours(editions: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def from_files(a: Row, b: Row) -> bool:
+    """Both entries' records come from an ID the files give them: read, or the same old ID renumbered."""
+    return a[2] == b[2] == "file" or (a[2] == b[2] == "renumbered" and a[0].system_id == b[0].system_id)
+
+
 def key(entry: Entry) -> tuple:
     return name_key(entry.site), name_key(entry.computer), entry.cores, name_key(entry.country or "")
 
@@ -68,7 +75,7 @@ def key(entry: Entry) -> tuple:
 def main(argv: list[str]) -> int:
     folder = Path(next((a for a in argv if not a.startswith("-")), "../shared/data/top500"))
     found = records(folder)
-    splits, false_merges, moves = [], [], 0
+    splits, false_merges, moves, listed_apart = [], [], 0, 0
     for before, after in neighbours(sorted(found)):
         by_key_a: dict[tuple, list[Row]] = defaultdict(list)
         by_key_b: dict[tuple, list[Row]] = defaultdict(list)
@@ -80,9 +87,11 @@ def main(argv: list[str]) -> int:
             rows_b = by_key_b.get(k, [])
             if len(rows_a) == 1 == len(rows_b):
                 (a, b) = rows_a[0], rows_b[0]
-                if (a[1] != b[1] and same_figure(a[0].rmax_tflops, b[0].rmax_tflops)
-                        and not a[2] == b[2] == "file"):
-                    splits.append((before, a, b))
+                if a[1] != b[1] and same_figure(a[0].rmax_tflops, b[0].rmax_tflops):
+                    if from_files(a, b):
+                        listed_apart += 1
+                    else:
+                        splits.append((before, a, b))
         by_slug = {row[1]: row for row in found[before]}
         for b in found[after]:
             a = by_slug.get(b[1])
@@ -92,13 +101,14 @@ def main(argv: list[str]) -> int:
             site = name_key(a[0].site) != name_key(b[0].site)
             moves += country or site
             computer = name_key(a[0].computer) != name_key(b[0].computer)
-            if not a[2] == b[2] == "file" and (country or (site and computer)):
+            if not from_files(a, b) and (country or (site and computer)):
                 false_merges.append((before, a, b))
     slugs = {row[1] for rows in found.values() for row in rows}
     by_id = sum(slug.removeprefix("top500-").isdigit() for slug in slugs)
     machines = _components([(a[1], b[1]) for _, a, b in splits])
     print(f"records {len(slugs):,}: {by_id:,} by System ID, {len(slugs) - by_id:,} without")
-    print(f"splits {len(splits)} pairs ({machines} machines); false merges {len(false_merges)}; moves {moves}")
+    print(f"splits {len(splits)} pairs ({machines} machines), and {listed_apart} pairs under two IDs the files give; "
+          f"false merges {len(false_merges)}; moves {moves}")
     if "--list" in argv:
         for label, items in (("split", splits), ("false merge", false_merges)):
             for edition, a, b in items:
