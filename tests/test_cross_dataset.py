@@ -118,3 +118,17 @@ def test_the_server_shows_an_imported_system_with_its_provenance(website_server)
         "<https://w3id.org/hpckg/ontology#rmax> ?rmax }")},
         headers={"Accept": "application/sparql-results+json"}, timeout=30)
     assert lookup.json()["results"]["bindings"][0]["rmax"]["value"] == "1742000"
+
+
+def test_the_curated_parts_check_clean_against_a_store_with_imports(project):
+    # Issue 36: the TOP500 importer wrote type, label and slug of every part it named, curated ones too, so
+    # `hpckg check data/ttl/parts.ttl` on unmodified main said part:nvidia-a100-sxm4-80gb "is defined in
+    # import/top500/shared" and no pull request adding a part could check clean.
+    names = [line for line in (project / "data" / "ttl" / "parts.ttl").read_text().splitlines()
+             if line.startswith("part:nvidia-a100-sxm4-80gb a ")]
+    assert names, "the curated A100 80 GB part the imports also name"
+    completed = run_hpckg("check", "data/ttl/parts.ttl", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0 and "redefines-entity" not in out, out + err
+    used = query_rows(project, "-e", "SELECT (COUNT(*) AS ?n) WHERE { ?c hpc:partModel part:nvidia-a100-sxm4-80gb }")
+    assert int(used[0]["n"]) > 0  # the imports still name the curated part

@@ -346,9 +346,11 @@ class EditionContext:
                 yield from self.once(component, lambda c=component, r=role: entity_quads(
                     "component", c.rsplit("/", 1)[-1], label=f"{record} {r}", component_of=system, role=r,
                     graph=self.shared))
-                part = self.names.find("part", text) or entity("part", _slug(text, "top500"))
-                yield from self.once(part, lambda p=part, t=text: entity_quads(
-                    "part", p.rsplit("/", 1)[-1], label=t, graph=self.shared))
+                part = self.names.find("part", text)
+                if part is None:  # a curated part is defined by its file: the import only names it
+                    part = entity("part", _slug(text, "top500"))
+                    yield from self.once(part, lambda p=part, t=text: entity_quads(
+                        "part", p.rsplit("/", 1)[-1], label=t, graph=self.shared))
                 yield from repeated("partModel", Iri(part), subject=component)
 
     def integrator_quads(self, entry: Entry, slug: str, repeated) -> Iterator[ox.Quad]:
