@@ -46,10 +46,12 @@ SELECT ?claim ?about ?other ?g ?tier ?basis ?note ?source ?url ?title ?name ?lab
   OPTIONAL { ?other rdfs:label ?label }
 }"""
 # Every link that makes two records one machine, for search and lists (one pass over the link claims).
+# FILTER IN, not VALUES: Oxigraph started from VALUES, i.e. from every reported claim (23 s on the full
+# graph against 0.06 s).
 CONFIRMED = """
 SELECT DISTINCT ?a ?b ?ga ?gb WHERE {
   ?claim hpc:property hpc:sameMachineAs ; hpc:tier ?tier ; hpc:about ?a ; hpc:value ?b .
-  VALUES ?tier { tier:reported tier:verified }
+  FILTER (?tier IN (tier:reported, tier:verified))
   FILTER NOT EXISTS { ?claim hpc:rank rank:deprecated }
   FILTER NOT EXISTS { ?claim hpc:basis basis:machine-generated }
   GRAPH ?ga { ?a a hpc:System } GRAPH ?gb { ?b a hpc:System }
