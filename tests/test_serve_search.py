@@ -5,6 +5,7 @@ page and as JSON; and the index on its own over names given to it."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -120,3 +121,22 @@ def test_the_index_alone_matches_context_words_and_corrects_typos():
     assert index.suggest("frontiir oak") == "frontier oak"
     assert index.suggest("frontier") is None
     assert index.search("fro") and index.search("xyz") == []
+
+
+def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_record_by():
+    # Issue 36: contributors had no way to find an imported record's name for Turtle.
+    import stores
+
+    from conftest import run_hpckg, text
+
+    project = stores.website().project
+    completed = run_hpckg("search", "frontir", cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    assert "showing results for 'frontier'" in out
+    assert out.splitlines()[1].split()[:2] == ["sys:top500-180047", "system"]
+    completed = run_hpckg("search", "el", "capitan", "--format", "json", cwd=project)
+    document = json.loads(text(completed)[0])
+    assert document["results"][0]["name"] == "sys:top500-180307"
+    assert run_hpckg("search", "qqqzzz", cwd=project).returncode == 1
+    assert run_hpckg("search", "x", "--limit", "0", cwd=project).returncode == 2

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "build": "hpckg.cli.graph",
     "validate": "hpckg.cli.graph",
     "query": "hpckg.cli.graph",
+    "search": "hpckg.cli.search",
     "export": "hpckg.cli.graph",
     "release": "hpckg.cli.release",
     "page": "hpckg.cli.page",
@@ -47,6 +48,7 @@ folder at or above the working directory holding ontology/hpckg.ttl, else the co
 examples:
   hpckg build                       build and validate the graph into .hpckg/store
   hpckg query acme-total            run a canned query from queries/
+  hpckg search frontier             find a system, site, organisation or part and its name for Turtle
   hpckg page kalos                  render a system page as Markdown
   hpckg serve                       SPARQL endpoint and website on http://127.0.0.1:8000
   hpckg import epoch-hardware ml_hardware.csv   import a public dataset as sourced claims
