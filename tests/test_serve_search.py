@@ -140,3 +140,20 @@ def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_recor
     assert document["results"][0]["name"] == "sys:top500-180307"
     assert run_hpckg("search", "qqqzzz", cwd=project).returncode == 1
     assert run_hpckg("search", "x", "--limit", "0", cwd=project).returncode == 2
+
+
+def test_hpckg_new_says_which_imported_records_have_the_name_already(tmp_path):
+    # Issue 36: `hpckg new system "Frontier"` scaffolded a second Frontier without a word.
+    import stores
+
+    from conftest import run_hpckg, text
+
+    project = stores.website().project
+    completed = run_hpckg("new", "system", "FRONTIER", "--operator", "Oak Ridge National Laboratory", "--country",
+                          "US", "--out-dir", str(tmp_path), cwd=project)
+    out, err = text(completed)
+    assert completed.returncode == 0, err
+    assert "already has a system named 'FRONTIER': " in err and "sys:top500-180047 (Frontier, top500)" in err
+    completed = run_hpckg("new", "system", "Equinox 2031", "--operator", "Argonne National Laboratory",
+                          "--country", "US", "--out-dir", str(tmp_path), cwd=project)
+    assert completed.returncode == 0 and "already has" not in text(completed)[1]

@@ -177,8 +177,27 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
         print(f"added {args.kind} <{written.iri}> to {path}")
     else:
         print(f"wrote {path}")
+    warn_of_namesakes(project, args.kind, args.name)
     print(f"next: fill in every TODO, then run `hpckg check {path}`", file=sys.stderr)
     return 0
+
+
+# `hpckg new KIND` -> the class whose records of the same name the built store is asked for
+NAMESAKE_CLASSES = {"system": "System", "site": "Site", "organisation": "Organisation", "part": "PartModel"}
+
+
+def warn_of_namesakes(project: Project, kind: str, name: str) -> None:
+    """Say which records of the built store (imports included) already have the name just scaffolded."""
+    from hpckg.contribute.namesakes import namesakes
+
+    if kind not in NAMESAKE_CLASSES or not isinstance(project.store, Path):
+        return
+    found = namesakes(project.store, name, NAMESAKE_CLASSES[kind])
+    if found:
+        listed = ", ".join(f"{n.name} ({n.label}, {n.dataset})" for n in found)
+        print(f"note: the built store already has a {kind} named {name!r}: {listed}. If it is the same one, "
+              f"delete what was just written and add claims about that record instead (CONTRIBUTING.md, "
+              f"\"IRIs and slugs\"); `hpckg search` finds records by other names.", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace, project: Project) -> int:

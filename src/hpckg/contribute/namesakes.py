@@ -1,0 +1,48 @@
+"""What the built store already calls by a name a contributor is about to give a new entity: "Frontier" is
+sys:top500-180047 (TOP500) and sys:epoch-oak-ridge-nl-frontier (Epoch AI). `hpckg new` says so, so a machine
+the imports hold is enriched rather than added twice (issue 36). Names compare case- and space-insensitively
+on labels, alternative labels and name claims: one scan of the names, about a second on the full import."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from hpckg.names import name_key
+from hpckg.namespaces import dataset_of, hpc, shorten, sparql_prefixes
+
+NAMESAKES = sparql_prefixes() + """
+SELECT DISTINCT ?entity ?label ?g WHERE {
+  ?entity rdfs:label|skos:altLabel|skos:hiddenLabel|hpc:name ?name .
+  FILTER (LCASE(STR(?name)) = %(wanted)s)
+  GRAPH ?g { ?entity a ?class }
+  OPTIONAL { ?entity rdfs:label ?label }
+}"""
+
+
+@dataclass(frozen=True)
+class Namesake:
+    name: str  # sys:top500-180047
+    label: str
+    dataset: str  # "curated", "top500", "epoch-clusters", ...
+
+
+def namesakes(store_path: Path | str, name: str, class_local: str) -> list[Namesake]:
+    """Entities of class hpc:`class_local` in the built store at `store_path` named `name` (none when there is
+    no built store on disk)."""
+    if not isinstance(store_path, Path) or not store_path.exists():
+        return []
+    wanted = " ".join(name.split()).lower()
+    if not name_key(wanted):
+        return []
+    store = ox.Store.read_only(str(store_path))
+    # The name goes in as a literal serialised by pyoxigraph (escaped), never as text pasted into the query.
+    query = NAMESAKES.replace("?class", f"<{hpc(class_local)}>") % {"wanted": str(ox.Literal(wanted))}
+    found: dict[str, Namesake] = {}
+    for row in store.query(query, use_default_graph_as_union=True):
+        iri = row["entity"].value
+        label = row["label"].value if row["label"] is not None else name
+        found.setdefault(iri, Namesake(shorten(iri), label, dataset_of(row["g"].value)))
+    return sorted(found.values(), key=lambda n: n.name)
