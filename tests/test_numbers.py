@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from hpckg.numbers import column_unit, exact, figure, number, scaled, unit_label
+from hpckg.numbers import column_unit, exact, figure, number, parse, scaled, unit_label
 
 
 @pytest.mark.parametrize(("value", "unit", "shown"), [
@@ -36,6 +36,9 @@ def test_numbers_keep_whole_numbers_whole_and_round_the_rest():
     assert scaled(Decimal("1742000"), "TFlop/s") == (Decimal("1.742"), "EFlop/s")
     assert unit_label("TFLOP/s") == unit_label("TFlop/s") == "TFlop/s"
     assert exact(Decimal("2746376.09")) == "2746376.09" and exact(2.0) == "2"
+    # Text stays text (an identifier such as a TOP500 System ID); a literal's text is parsed on purpose.
+    assert number("179999") == "179999" and figure("179999", "") == "179999"
+    assert parse("2746376.09") == Decimal("2746376.09") and parse("1742000") == 1742000 and parse("n/a") is None
 
 
 def test_a_column_is_shown_in_one_unit_chosen_by_its_median():
@@ -53,3 +56,8 @@ def test_a_column_is_shown_in_one_unit_chosen_by_its_median():
     assert column_unit([8699904, 1024], "").text(8699904) == "8,699,904"
     assert column_unit([Decimal("500"), Decimal("0.004")], "kW").text(Decimal("0.004")) == "0.004"
     assert column_unit([], "TFLOP/s").unit == "TFlop/s"
+
+
+def test_a_column_of_one_large_figure_keeps_four_digits():
+    scale = column_unit([Decimal("1353000"), Decimal("1353000")], "TFlop/s")  # Frontier over two editions
+    assert (scale.unit, scale.text(Decimal("1353000"))) == ("EFlop/s", "1.353")

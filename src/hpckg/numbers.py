@@ -16,6 +16,7 @@ Only the display is rounded: the exact value stays in the graph, the CSV/JSON tw
     column_unit(values, unit) -> Scale               one unit and one number of decimals for a column;
         scale.text(value) -> "1,742.00", scale.unit -> "PFlop/s", scale.heading("Rmax") -> "Rmax (PFlop/s)"
     exact(value) -> "2746376.09"                     the value as stored, for a title attribute
+    parse("2746376.09") -> Decimal("2746376.09")     a typed literal's text as a number (text is never parsed)
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 SIGNIFICANT = 4  # digits a single figure shows (fewer when it is a whole number with fewer digits)
-COLUMN_SIGNIFICANT = 3  # digits the median of a column shows; the column's decimals follow from it
-COLUMN_DECIMALS = 2  # never more decimals than this in a column
+COLUMN_SIGNIFICANT = 3  # digits the median of a column shows (and its largest value SIGNIFICANT digits)
+COLUMN_DECIMALS = 3  # never more decimals than this in a column
 
 # One spelling of each unit: the ontology writes the TOP500's "TFlop/s" and Epoch AI's "TFLOP/s" for the same
 # unit; pages show the TOP500's (the spelling top500.org uses).
@@ -46,20 +47,30 @@ def unit_label(unit: str) -> str:
     return SPELLINGS.get(unit, unit)
 
 
+def parse(text: str) -> int | Decimal | None:
+    """A number's literal text ('1742000', '2746376.09', '1.2E3') as a number, None when it is not one: for
+    the text of a typed literal (a SPARQL result), never for a string an identifier might be."""
+    try:
+        parsed = Decimal(text.strip())
+    except (InvalidOperation, AttributeError):
+        return None
+    if not parsed.is_finite():
+        return None
+    return int(parsed) if parsed == parsed.to_integral_value() and "." not in text and "e" not in text.lower() \
+        else parsed
+
+
 def _decimal(value: object) -> Decimal | None:
+    """A number as a Decimal; None for anything else (text stays text: '179999' may be an identifier)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, Decimal):
         return value if value.is_finite() else None
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        return Decimal(str(value))
-    try:
-        parsed = Decimal(str(value).strip().replace(",", ""))
-    except InvalidOperation:
-        return None
-    return parsed if parsed.is_finite() else None
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(str(value)) if math.isfinite(value) else None
+    return None
 
 
 def _rate_prefix(unit: str) -> int | None:
@@ -102,7 +113,7 @@ def _trimmed(text: str) -> str:
 def number(value: object, *, digits: int = SIGNIFICANT) -> str:
     """The number alone, with thousands separators: integers whole ('12,759'), other numbers to `digits`
     significant digits without trailing zeros ('58.89', '0.0123'), whole numbers never cut ('200,000');
-    booleans 'yes'/'no', None '', text as it is."""
+    booleans 'yes'/'no', None '', text as it is (parse a literal's text first)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -179,14 +190,16 @@ class Scale:
 def column_unit(values: Iterable[object], unit: str = "") -> Scale:
     """The unit and decimals a column of figures is shown in, from the median of its values: a rate in the
     prefix that puts the median in [1, 1000) (GFlop/s for the 1993 TOP500, PFlop/s for 2025's), decimals
-    enough for COLUMN_SIGNIFICANT digits of the median (at most COLUMN_DECIMALS); whole numbers none."""
+    enough for COLUMN_SIGNIFICANT digits of the median and SIGNIFICANT digits of the largest value (at most
+    COLUMN_DECIMALS): '1,742.00' and '2.32' PFlop/s, '1.353' EFlop/s; whole numbers none."""
     parsed = [d for d in (_decimal(v) for v in values if not isinstance(v, bool)) if d is not None]
     present = [abs(d) for d in parsed if d]
     if not present:
         return Scale(unit_label(unit))
     middle = Decimal(statistics.median_low(present))
     steps = _shift(unit, middle)
-    shown = middle.scaleb(-3 * steps)
     whole = not steps and all(d == d.to_integral_value() for d in parsed)
-    decimals = 0 if whole else max(0, min(COLUMN_DECIMALS, COLUMN_SIGNIFICANT - 1 - _exponent(shown)))
+    wanted = max(COLUMN_SIGNIFICANT - 1 - _exponent(middle.scaleb(-3 * steps)),
+                 SIGNIFICANT - 1 - _exponent(max(present).scaleb(-3 * steps)))
+    decimals = 0 if whole else max(0, min(COLUMN_DECIMALS, wanted))
     return Scale(_rescaled(unit, steps), steps, decimals)

@@ -176,7 +176,8 @@ class Views:
         if isinstance(term, ox.NamedNode):
             return self.link(term.value, names.get(term.value) or short(term.value))
         if isinstance(term, ox.Literal) and term.datatype.value.rsplit("#", 1)[-1] in NUMERIC_TYPES:
-            return Link(numbers.number(term.value))
+            parsed = numbers.parse(term.value)
+            return Link(term.value if parsed is None else numbers.number(parsed))
         return Link(term.value)
 
     def value_cell(self, claim: Claim, names: dict[str, str]) -> Link:
@@ -255,7 +256,8 @@ class Views:
         if term["type"] == "uri":
             return Cell(names.get(term["value"]) or term["value"], self.href(term["value"]))
         if term["type"] == "literal" and term.get("datatype", "").rsplit("#", 1)[-1] in NUMERIC_TYPES:
-            shown = numbers.number(term["value"])  # thousands separators, four significant digits
+            parsed = numbers.parse(term["value"])  # thousands separators, four significant digits
+            shown = term["value"] if parsed is None else numbers.number(parsed)
             return Cell(shown, numeric=True, exact=term["value"] if shown != term["value"] else None)
         return Cell(json_term_text(term))
 
