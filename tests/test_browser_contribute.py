@@ -51,7 +51,7 @@ def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser:
     assert "duplicate-system" in expected.codes()
     # and the page the draft defines, rendered in context of the imports
     assert re.search(r'<article class="draft-page" aria-label="system page: Frontier \(ORNL\)"', dom)
-    assert "Measured performance" in text and "1,102,000" in text
+    assert "Measured performance" in text and "1.102 EFlop/s" in text  # 1102000.0 TFlop/s in the draft
     # the answer keeps the page's outline: one h1, no heading level skipped, one <main>
     levels = [int(level) for level in re.findall(r"<h([1-6])[\s>]", dom)]
     assert levels.count(1) == 1 and levels[0] == 1, levels

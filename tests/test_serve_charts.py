@@ -47,11 +47,11 @@ def test_the_charts_page_draws_three_charts_each_with_its_text_and_data(web):
             .replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
         assert [row[0] for row in data_rows(chart)] == ["2024-11", "2025-06"]
     development = data_rows(figure(page, "performance-development"))
-    assert development[1][2] == "1,742,000"  # El Capitan's Rmax, #1 of June 2025
-    assert development[1][3] == "2,435"  # the #500 of June 2025 in its file
+    assert development[1][2] == "1.742 EFlop/s"  # El Capitan's Rmax (1,742,000 TFlop/s), #1 of June 2025
+    assert development[1][3] == "2.435 PFlop/s"  # the #500 of June 2025 in its file
     shares = data_rows(figure(page, "share-by-country"))
     for row in shares:
-        assert sum(float(cell) for cell in row[1:]) == pytest.approx(100, abs=0.1)
+        assert sum(float(cell) for cell in row[1:]) == pytest.approx(100, abs=0.5)  # each to 0.1 %
     assert "United States" in figure(page, "share-by-country")
     assert "Hewlett Packard Enterprise" in figure(page, "share-by-vendor")
 
@@ -59,7 +59,8 @@ def test_the_charts_page_draws_three_charts_each_with_its_text_and_data(web):
 def test_a_system_page_charts_its_rank_and_rmax_per_edition(web):
     page = web.get(urls.page("system", "top500-180047"), headers=HTML).text
     chart = figure(page, "system-history")
-    assert data_rows(chart) == [["2024-11", "2", "1,353,000", "reported"], ["2025-06", "2", "1,353,000", "reported"]]
+    assert data_rows(chart) == [["2024-11", "2", "1.353", "reported"], ["2025-06", "2", "1.353", "reported"]]
+    assert "<th scope=\"col\">Rmax (EFlop/s)</th>" in chart  # 1,353,000 TFlop/s
     assert "Frontier was listed in 2 TOP500 editions" in html.unescape(chart)
     assert "<svg" in chart
     # A system never listed in the TOP500 has no such chart.

@@ -44,7 +44,7 @@ def first_rows_of_the_file(edition_file: str, count: int) -> list[tuple[int, str
     header = [str(h) for h in next(rows)]
     rank, rmax = header.index("Rank"), next(i for i, h in enumerate(header) if h.startswith("Rmax"))
     firsts = [row for _, row in zip(range(count), rows, strict=False)]
-    return [(int(row[rank]), f"{float(row[rmax]):,.2f}".removesuffix(".00")) for row in firsts]
+    return [(int(row[rank]), f"{float(row[rmax]) / 1000:,.2f}") for row in firsts]  # TFlop/s shown in PFlop/s
 
 
 def test_a_top500_edition_is_a_table_of_its_500_entries_in_rank_order(web):

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlsplit
 
 import pyoxigraph as ox
 
+from hpckg import numbers
 from hpckg.claims import labels
 from hpckg.namespaces import ONTOLOGY, hpc
 from hpckg.page.model import ABSENT, Figure, Link, SourceLink, Tier
@@ -80,18 +81,20 @@ def select(store: GraphStore, sparql: str) -> list[dict[str, object]]:
 
 
 def format_number(value: object, *, unit: str = "") -> str:
-    """'2,416' for integers, '0.6' for decimals (no trailing zeros), '55.2' for a fraction 0.552."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, Decimal):
-        if unit == FRACTION_UNIT:
-            value = value * 100
-        if value == value.to_integral_value():
-            return f"{int(value):,}"
-        return f"{value.normalize():,f}"
-    return str(value)
+    """'2,416' for integers, '58.89' for decimals (four significant digits, hpckg.numbers), '55.2' for a
+    fraction 0.552; the number alone, in the unit it is held in."""
+    if isinstance(value, Decimal) and unit == FRACTION_UNIT:
+        value = value * 100
+    return numbers.number(value)
+
+
+def display_scale(claim: Claim, unit: str) -> numbers.Scale:
+    """The unit a claim's figure is shown in: a rate in the prefix of its magnitude (its value's, else its
+    first bound's), so that its value and its bounds read in one unit ('1.742 EFlop/s')."""
+    magnitude = claim.value if isinstance(claim.value, int | Decimal) else next(iter(claim.bounds.values()), None)
+    if unit == FRACTION_UNIT or isinstance(magnitude, bool) or not isinstance(magnitude, int | Decimal):
+        return numbers.Scale(numbers.unit_label(unit))
+    return numbers.column_unit([magnitude], unit)
 
 
 @dataclass
@@ -141,7 +144,7 @@ class Ontology:
             info.classes.add(str(row["class"]))
             info.classes.add(hpc("ClaimProperty"))  # an instance of any subclass is a claim property too
             if "unit" in row:
-                info.unit = str(row["unit"])
+                info.unit = numbers.unit_label(str(row["unit"]))
             if "order" in row:
                 info.order = float(row["order"])  # type: ignore[arg-type]
             if "formatter" in row:
@@ -296,18 +299,25 @@ class Formatter:
     def link(self, iri: str | None) -> Link | None:
         return Link(self.name(iri), iri) if iri else None
 
-    def text(self, claim: Claim, unit: str) -> str:
+    def text(self, claim: Claim, unit: str, scale: numbers.Scale | None = None) -> str:
+        """The claim's value (and bounds) as text; numbers in `scale`'s unit (display_scale) when given."""
         value = claim.value
+
+        def shown_number(number: object) -> str:
+            if scale is not None and scale.steps and isinstance(number, int | Decimal):
+                return numbers.number(Decimal(number).scaleb(-3 * scale.steps))
+            return format_number(number, unit=unit)
+
         if isinstance(value, str) and value.startswith(("http://", "https://")) and value in self.names:
             shown = self.names[value]
         elif value is not None:
-            shown = format_number(value, unit=unit)
+            shown = shown_number(value)
         else:
             shown = ""
         if shown and claim.precision and claim.precision != PRECISION_EXACT:
             shown = f"about {shown}"
         bounds = " and ".join(
-            f"{self.ontology.bound_labels.get(hpc(name), name)} {format_number(bound, unit=unit)}"
+            f"{self.ontology.bound_labels.get(hpc(name), name)} {shown_number(bound)}"
             for name, bound in claim.bounds.items())
         if shown and bounds:
             return f"{shown} ({bounds})"
@@ -317,12 +327,13 @@ class Formatter:
 
     def figure(self, claim: Claim) -> Figure:
         info = self.ontology.prop(claim.property)
-        unit = "%" if info.unit == FRACTION_UNIT else info.unit
+        scale = display_scale(claim, info.unit)
+        unit = "%" if info.unit == FRACTION_UNIT else scale.unit
         tier = self.ontology.tiers.get(claim.tier or "")
         machine = claim.basis == BASIS_MACHINE_GENERATED
         value_is_entity = isinstance(claim.value, str) and claim.value.startswith(("http://", "https://"))
         return Figure(
-            text=self.text(claim, info.unit), unit=unit, claim=claim.iri,
+            text=self.text(claim, info.unit, scale), unit=unit, claim=claim.iri,
             entity=claim.value if value_is_entity else None,  # type: ignore[arg-type]
             tier=tier, basis=self.link(claim.basis), as_of=claim.date or None,
             note=" ".join(claim.notes) or None, sources=tuple(claim.sources),

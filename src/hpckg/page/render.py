@@ -16,6 +16,8 @@ import re
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from hpckg import numbers
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
 
@@ -42,8 +44,9 @@ def web_linkable(href: object) -> bool:
 
 
 def number(value: int | float) -> str:
-    """A count with thousands separators: '12,345'."""
-    return f"{value:,}"
+    """A count with thousands separators ('12,345'), any other number to four significant digits
+    (hpckg.numbers.number)."""
+    return numbers.number(value)
 
 
 def script_json(data: bytes | str) -> Markup:

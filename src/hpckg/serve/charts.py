@@ -2,26 +2,49 @@
 and nothing else fetched by the page; the SVG is inline, so the Content-Security-Policy holds), each with a
 text alternative and its data as a table.
 
-Each builder takes the rows of a canned query (lists.rows_from_results) and returns a Chart.
+Each builder takes the rows of a canned query (lists.rows_from_results) and returns a Chart. Text is at least
+13 px, the background transparent and the text, axes and grid drawn in the page's own colour (currentColor),
+so a chart reads in the light and the dark colour scheme alike. An edition axis runs over every TOP500
+edition from the first drawn to the last, so an edition the graph does not hold is a gap, said in words
+beside the chart (absent_editions), never silently closed up.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from hpckg import numbers
+
 OTHERS = "others"
 SHOWN_CATEGORIES = 8  # a share chart names this many categories (the largest of the last edition), the rest is OTHERS
 WIDTH = 640
+FONT_SIZE = 13  # the smallest text of a chart, in px (an SVG shown at its width)
+EDITION_LABELS = 16  # at most this many labels on an edition axis
 _render_lock = threading.Lock()  # one Vega runtime per process; calls are serialised
+
+# Text, axes and grid in the colour of the text around the chart (the inline SVG inherits it), on no
+# background: readable in light and dark mode without a second drawing.
+INK = "currentColor"
+CONFIG = {
+    "font": "sans-serif", "background": "transparent",
+    "aria": False,  # the SVG is one image described by its alt (labelled): no description per mark
+    "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE + 1, "labelColor": INK, "titleColor": INK,
+             "domainColor": INK, "tickColor": INK, "gridColor": INK, "gridOpacity": 0.15, "labelOverlap": True},
+    "legend": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE + 1, "labelColor": INK, "titleColor": INK},
+    "title": {"fontSize": FONT_SIZE + 2, "color": INK},
+    "view": {"stroke": None},
+}
 
 
 @dataclass
 class Chart:
-    """A chart: its SVG, a caption, a text alternative and the data drawn, as a table."""
+    """A chart: its SVG, a caption, a text alternative and the data drawn, as a table; note says in words
+    what the chart leaves out (editions the graph does not hold)."""
 
     id: str
     title: str
@@ -30,6 +53,7 @@ class Chart:
     columns: list[str]
     rows: list[list[str]]
     query_url: str = ""
+    note: str = ""
 
 
 def render_svg(spec: dict, alt: str) -> Markup:
@@ -43,50 +67,123 @@ def vega_svg(spec: dict) -> str:
 
     with _render_lock:
         return vl_convert.vegalite_to_svg({"$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-                                           "config": {"font": "sans-serif", "background": "white"}, **spec})
+                                           "config": CONFIG, **spec})
+
+
+_INNER_ARIA = re.compile(r'\s(?:role|aria-roledescription|aria-label|aria-hidden)="[^"]*"')
 
 
 def labelled(svg: str, alt: str) -> Markup:
-    """An SVG as one image described by alt."""
-    return Markup(re.sub(r"^<svg ", f'<svg role="img" aria-label="{escape(alt)}" ', svg, count=1))
+    """An SVG as one image described by alt; the roles Vega gives its groups and marks are taken off (inside
+    an image they say nothing, and a role without a label is an accessibility error)."""
+    root, _, inner = svg.partition(">")
+    return Markup(re.sub(r"^<svg ", f'<svg role="img" aria-label="{escape(alt)}" ', root, count=1) + ">"
+                  + _INNER_ARIA.sub("", inner))
 
 
 def _number(value: object) -> str:
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
-    return "" if value is None else str(value)
+    return numbers.number(value)
+
+
+def _rate(value: object) -> str:
+    """An Rmax held in TFlop/s in the unit of its magnitude: '59.7 GFlop/s', '1.742 EFlop/s'."""
+    return numbers.figure(value, "TFlop/s") if isinstance(value, int | float) else ""
+
+
+# ---- editions on an axis ----------------------------------------------------------------------------------
+
+def edition_sequence(editions: list[str]) -> list[str]:
+    """Every TOP500 edition (June and November of each year) from the first of `editions` to the last."""
+    known = sorted(e for e in editions if re.fullmatch(r"\d{4}-(06|11)", e))
+    if not known:
+        return sorted(editions)
+    first, last = int(known[0][:4]), int(known[-1][:4])
+    every = [f"{year}-{month}" for year in range(first, last + 1) for month in ("06", "11")]
+    return [e for e in every if known[0] <= e <= known[-1]]
+
+
+def absent_editions(editions: list[str]) -> list[str]:
+    """The editions between the first and the last of `editions` that are not among them."""
+    present = set(editions)
+    return [e for e in edition_sequence(editions) if e not in present]
+
+
+def absent_note(editions: list[str], what: str = "The graph holds no TOP500 list of") -> str:
+    """'The graph holds no TOP500 list of 2022-11 and 2023-11: they are gaps in the chart, not zeros.'"""
+    absent = absent_editions(editions)
+    if not absent:
+        return ""
+    named = absent if len(absent) <= 6 else [*absent[:5], f"{len(absent) - 5} more"]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"{what} {listed}: {'it is a gap' if len(absent) == 1 else 'they are gaps'} in the chart, not zeros."
+
+
+def edition_axis(editions: list[str]) -> dict:
+    """The x encoding of an edition axis: every edition from the first to the last in order (an absent one a
+    gap); a few labels, unrotated: each edition when there are few, else the June edition of every few
+    years, labelled with its year."""
+    domain = edition_sequence(editions)
+    axis: dict = {"labelAngle": 0, "title": "Edition"}
+    if len(domain) > 10:
+        years = sorted({e[:4] for e in domain})
+        step = max(1, math.ceil(len(years) / EDITION_LABELS))
+        axis.update(values=[e for e in domain if e.endswith("-06") and (int(e[:4]) - int(years[0])) % step == 0],
+                    labelExpr="slice(datum.value, 0, 4)", title="Edition (June of each year labelled)")
+    return {"field": "edition", "type": "ordinal", "scale": {"domain": domain}, "axis": axis}
+
+
+def segments(editions: list[str]) -> dict[str, int]:
+    """Each edition's run of consecutive editions: a line drawn per run breaks at an absent edition."""
+    present, run, runs = set(editions), 0, {}
+    for edition in edition_sequence(editions):
+        if edition in present:
+            runs[edition] = run
+        else:
+            run += 1
+    return runs
+
+
+# A log axis of rates held in TFlop/s, labelled in the unit of each tick's magnitude.
+RATE_LABELS = ("datum.value >= 1e6 ? format(datum.value / 1e6, '~g') + ' EFlop/s' : "
+               "datum.value >= 1e3 ? format(datum.value / 1e3, '~g') + ' PFlop/s' : "
+               "datum.value >= 1 ? format(datum.value, '~g') + ' TFlop/s' : "
+               "datum.value >= 1e-3 ? format(datum.value * 1e3, '~g') + ' GFlop/s' : "
+               "format(datum.value * 1e6, '~g') + ' MFlop/s'")
 
 
 def performance_development(rows: list[dict[str, object]], query_url: str = "") -> Chart:
-    """Sum, #1 and #500 of Rmax per edition on a log scale (the TOP500's 'performance development')."""
+    """Sum, #1 and #500 of Rmax per edition on a log scale (the TOP500's 'performance development'); an
+    edition the graph does not hold breaks the lines."""
     series = {"sum": "sumTflops", "#1": "firstTflops", "#500": "lastTflops"}
-    values = [{"edition": row["edition"], "series": name, "tflops": row[key]}
+    editions = [str(row["edition"]) for row in rows]
+    runs = segments(editions)
+    values = [{"edition": row["edition"], "series": name, "tflops": row[key], "run": runs.get(str(row["edition"]))}
               for row in rows for name, key in series.items() if isinstance(row.get(key), int | float)]
     first, last = (rows[0], rows[-1]) if rows else ({}, {})
-    alt = (f"Line chart, log scale: the sum of the Rmax of the TOP500 grew from {_number(first.get('sumTflops'))} "
-           f"TFlop/s in {first.get('edition')} to {_number(last.get('sumTflops'))} in {last.get('edition')}; "
-           f"number 1 from {_number(first.get('firstTflops'))} to {_number(last.get('firstTflops'))}; "
-           f"number 500 from {_number(first.get('lastTflops'))} to {_number(last.get('lastTflops'))}."
+    note = absent_note(editions)
+    alt = (f"Line chart, log scale: the sum of the Rmax of the TOP500 grew from {_rate(first.get('sumTflops'))} "
+           f"in {first.get('edition')} to {_rate(last.get('sumTflops'))} in {last.get('edition')}; "
+           f"number 1 from {_rate(first.get('firstTflops'))} to {_rate(last.get('firstTflops'))}; "
+           f"number 500 from {_rate(first.get('lastTflops'))} to {_rate(last.get('lastTflops'))}."
            if rows else "No TOP500 edition is imported.")
     spec = {"width": WIDTH, "height": 320, "data": {"values": values}, "mark": {"type": "line", "point": True},
-            "encoding": {"x": {"field": "edition", "type": "ordinal", "title": "Edition"},
+            "encoding": {"x": edition_axis(editions),
                          "y": {"field": "tflops", "type": "quantitative", "scale": {"type": "log"},
-                               "title": "Rmax (TFlop/s, log scale)"},
+                               "axis": {"labelExpr": RATE_LABELS}, "title": "Rmax (log scale)"},
                          "color": {"field": "series", "type": "nominal", "title": None,
-                                   "sort": list(series)}}}
-    table = [[str(row["edition"]), _number(row.get("sumTflops")), _number(row.get("firstTflops")),
-              _number(row.get("lastTflops"))] for row in rows]
+                                   "sort": list(series)},
+                         "detail": {"field": "run", "type": "nominal"}}}
+    table = [[str(row["edition"]), _rate(row.get("sumTflops")), _rate(row.get("firstTflops")),
+              _rate(row.get("lastTflops"))] for row in rows]
     return Chart("performance-development", "Performance development: sum, #1 and #500 of Rmax", alt,
-                 render_svg(spec, alt), ["Edition", "Sum (TFlop/s)", "#1 (TFlop/s)", "#500 (TFlop/s)"], table,
-                 query_url)
+                 render_svg(spec, alt), ["Edition", "Sum of Rmax", "#1", "#500"], table, query_url, note)
 
 
 def performance_share(rows: list[dict[str, object]], label: str, key: str, chart_id: str, title: str,
                       query_url: str = "") -> Chart:
-    """Per edition, the share of the list's Rmax of each category (country, vendor parent) as stacked bars:
-    the largest categories of the last edition by name, the rest as 'others'."""
+    """Per edition, the share of the list's Rmax of each category (country, vendor parent) as stacked bars on
+    an axis from 0 to 100 %: the largest categories of the last edition by name, the rest as 'others',
+    stacked in one order in every bar (the largest over all editions at the bottom, 'others' on top)."""
     editions = sorted({str(row["edition"]) for row in rows})
     last = [row for row in rows if editions and row["edition"] == editions[-1]]
     last.sort(key=lambda row: -float(row.get("sharePercent") or 0))
@@ -97,33 +194,45 @@ def performance_share(rows: list[dict[str, object]], label: str, key: str, chart
         category = category if category in named else OTHERS
         cell = (str(row["edition"]), category)
         shares[cell] = shares.get(cell, 0.0) + float(row.get("sharePercent") or 0)
-    categories = [*named, OTHERS]
-    values = [{"edition": e, "category": c, "share": round(s, 2)} for (e, c), s in shares.items()]
+    overall = {c: sum(v for (_, category), v in shares.items() if category == c) for c in named}
+    categories = [*sorted(named, key=lambda c: -overall[c]), OTHERS]
+    place = {c: i for i, c in enumerate(categories)}
+    values = [{"edition": e, "category": c, "share": round(s, 2), "place": place[c]}
+              for (e, c), s in sorted(shares.items(), key=lambda item: (item[0][0], place[item[0][1]]))]
     leaders = ", ".join(f"{c} {shares.get((editions[-1], c), 0):.1f} %" for c in named[:3]) if editions else ""
+    note = absent_note(editions)
     alt = (f"Stacked bar chart of the share of Rmax per edition from {editions[0]} to {editions[-1]}; in "
            f"{editions[-1]} the largest are {leaders}." if editions else "No TOP500 edition is imported.")
     spec = {"width": WIDTH, "height": 320, "data": {"values": values}, "mark": "bar",
-            "encoding": {"x": {"field": "edition", "type": "ordinal", "title": "Edition"},
+            "encoding": {"x": edition_axis(editions),
                          "y": {"field": "share", "type": "quantitative", "stack": "zero",
+                               "scale": {"domain": [0, 100], "nice": False, "clamp": True},
                                "title": "Share of the list's Rmax (%)"},
                          "color": {"field": "category", "type": "nominal", "title": None, "sort": categories},
-                         "order": {"field": "share", "type": "quantitative", "sort": "descending"}}}
-    table = [[e, *(f"{shares.get((e, c), 0):.2f}" for c in categories)] for e in editions]
+                         "order": {"field": "place", "type": "quantitative", "sort": "ascending"}}}
+    table = [[e, *(f"{shares.get((e, c), 0):.1f}" for c in categories)] for e in editions]
     return Chart(chart_id, title, alt, render_svg(spec, alt), ["Edition", *(f"{c} (%)" for c in categories)],
-                 table, query_url)
+                 table, query_url, note)
 
 
 def system_history_spec(rows: list[dict[str, object]]) -> dict:
     """The Vega-Lite of a system's rank and Rmax over the TOP500 editions it was listed in (rank axis reversed:
     1 on top); it names no system, so it can be drawn before the page has read the system's name."""
-    values = [{"edition": row["edition"], "rank": row.get("rank"), "rmax": row.get("rmaxTflops")} for row in rows]
-    x = {"field": "edition", "type": "ordinal", "title": "Edition"}
+    editions = [str(row["edition"]) for row in rows]
+    runs = segments(editions)
+    values = [{"edition": row["edition"], "rank": row.get("rank"), "rmax": row.get("rmaxTflops"),
+               "run": runs.get(str(row["edition"]))} for row in rows]
+    scale = numbers.column_unit([row.get("rmaxTflops") for row in rows], "TFlop/s")
+    x = edition_axis(editions)
+    run = {"field": "run", "type": "nominal"}  # an edition the system was not listed in breaks the line
     return {"data": {"values": values}, "vconcat": [
         {"width": WIDTH, "height": 140, "mark": {"type": "line", "point": True},
-         "encoding": {"x": x, "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "zero": False},
-                                    "title": "Rank"}}},
-        {"width": WIDTH, "height": 140, "mark": {"type": "line", "point": True, "color": "#b35806"},
-         "encoding": {"x": x, "y": {"field": "rmax", "type": "quantitative", "title": "Rmax (TFlop/s)"}}}]}
+         "encoding": {"x": x, "detail": run, "y": {"field": "rank", "type": "quantitative",
+                                                   "scale": {"reverse": True, "zero": False}, "title": "Rank"}}},
+        {"width": WIDTH, "height": 140, "mark": {"type": "line", "point": True, "color": "#d9711c"},
+         "transform": [{"calculate": f"datum.rmax / {1000 ** scale.steps}", "as": "shown"}],
+         "encoding": {"x": x, "detail": run,
+                      "y": {"field": "shown", "type": "quantitative", "title": f"Rmax ({scale.unit})"}}}]}
 
 
 def system_history(rows: list[dict[str, object]], name: str, query_url: str = "", svg: str | None = None) -> Chart:
@@ -132,12 +241,14 @@ def system_history(rows: list[dict[str, object]], name: str, query_url: str = ""
     best = min(rows, key=lambda row: row.get("rank") or 10**9) if rows else {}
     alt = (f"{name} was listed in {len(rows)} TOP500 edition{'s' if len(rows) != 1 else ''}, from "
            f"{rows[0]['edition']} to {rows[-1]['edition']}; best rank {best.get('rank')} in {best.get('edition')}; "
-           f"Rmax {_number(rows[-1].get('rmaxTflops'))} TFlop/s in {rows[-1]['edition']}.")
-    table = [[str(row["edition"]), _number(row.get("rank")), _number(row.get("rmaxTflops")),
+           f"Rmax {_rate(rows[-1].get('rmaxTflops'))} in {rows[-1]['edition']}.")
+    scale = numbers.column_unit([row.get("rmaxTflops") for row in rows], "TFlop/s")
+    table = [[str(row["edition"]), _number(row.get("rank")), scale.text(row.get("rmaxTflops")),
               str(row.get("rmaxTier") or "")] for row in rows]
     drawn = svg if svg is not None else vega_svg(system_history_spec(rows))
+    note = absent_note([str(row["edition"]) for row in rows], "Not listed in")
     return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, labelled(drawn, alt),
-                 ["Edition", "Rank", "Rmax (TFlop/s)", "Tier"], table, query_url)
+                 ["Edition", "Rank", scale.heading("Rmax"), "Tier"], table, query_url, note)
 
 
 SHOWN_OWNERS = 6
@@ -172,7 +283,9 @@ def accelerators_over_time(rows: list[dict[str, object]], key: str, chart_id: st
         for year in years[years.index(start):]:
             cell = (year, category, tier)
             cells[cell] = cells.get(cell, 0.0) + float(row["accelerators"])  # type: ignore[arg-type]
-    values = [{"year": y, "category": c, "tier": t, "accelerators": v} for (y, c, t), v in cells.items()]
+    place = {c: i for i, c in enumerate(categories)}  # one stacking order in every bar: the largest at the bottom
+    values = [{"year": y, "category": c, "tier": t, "accelerators": v, "place": place[c] * 2 + (t == LEAD)}
+              for (y, c, t), v in cells.items()]
     total = {y: sum(v for (year, _, _), v in cells.items() if year == y) for y in years}
     lead = {y: sum(v for (year, _, t), v in cells.items() if year == y and t == LEAD) for y in years}
     if years:
@@ -187,13 +300,13 @@ def accelerators_over_time(rows: list[dict[str, object]], key: str, chart_id: st
     else:
         alt = "No Epoch AI cluster with a first operational date and an accelerator count is imported."
     spec = {"width": WIDTH, "height": 320, "data": {"values": values}, "mark": "bar",
-            "encoding": {"x": {"field": "year", "type": "ordinal", "title": "Year"},
+            "encoding": {"x": {"field": "year", "type": "ordinal", "title": "Year", "axis": {"labelAngle": 0}},
                          "y": {"field": "accelerators", "type": "quantitative", "stack": "zero",
                                "title": "AI accelerators (cumulative)"},
                          "color": {"field": "category", "type": "nominal", "title": heading, "sort": categories},
                          "opacity": {"field": "tier", "type": "nominal", "title": "Tier of the count",
                                      "scale": {"domain": [SURER, LEAD], "range": [1, 0.35]}},
-                         "order": {"field": "tier", "type": "nominal", "sort": "descending"},
+                         "order": {"field": "place", "type": "quantitative", "sort": "ascending"},
                          "tooltip": [{"field": "year"}, {"field": "category"}, {"field": "tier"},
                                      {"field": "accelerators", "format": ","}]}}
     table = [[y, *(_number(sum(v for (year, c, _), v in cells.items() if year == y and c == cat))

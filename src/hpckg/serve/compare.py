@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from hpckg import numbers
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.namespaces import PREFIXES
 from hpckg.serve import charts
@@ -70,6 +71,7 @@ class Entry:
     tier: str | None = None
     claim: str | None = None
     note: str = ""
+    exact: str = ""  # a rounded figure's value as the graph holds it: what the CSV and JSON twins give
 
     @property
     def lead(self) -> bool:
@@ -184,7 +186,8 @@ def _entry(r: dict[str, object]) -> Entry:
         text = figure_text(value)
     href = value if isinstance(value, str) and value.startswith("https://w3id.org/hpckg/id/") else None
     note = f"as of {r['asOf']}" if r.get("asOf") else ""
-    return Entry(text, href, _text(r.get("tier")), _text(r.get("claim")), note)
+    exact = numbers.exact(value) if isinstance(value, int | float) and not isinstance(value, bool) else ""
+    return Entry(text, href, _text(r.get("tier")), _text(r.get("claim")), note, exact)
 
 
 def editions(history: list[dict[str, object]], column: dict[str, int]) -> list[dict[str, object]]:
@@ -280,9 +283,9 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
         best = min(listed, key=lambda r: r.get("rank") or 10**9)
         sentences.append(f"{system.name} was listed {len(listed)} times from {listed[0]['edition']} to "
                          f"{listed[-1]['edition']}, best rank {best.get('rank')} in {best['edition']}, Rmax "
-                         f"{figure_text(listed[-1].get('rmaxTflops'))} TFlop/s in {listed[-1]['edition']}")
+                         f"{figure_text(listed[-1].get('rmaxTflops'), 'TFlop/s')} in {listed[-1]['edition']}")
     alt = "Line charts of rank and Rmax per TOP500 edition: " + "; ".join(sentences) + "."
-    x = {"field": "edition", "type": "ordinal", "title": "Edition"}
+    x = charts.edition_axis(editions)  # every edition from the first to the last, a few labels
     colour = {"field": "system", "type": "nominal", "title": None, "sort": [s.name for s in systems]}
     spec = {"data": {"values": values}, "vconcat": [
         {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
@@ -292,7 +295,7 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
         {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
          "encoding": {"x": x, "color": colour,
                       "y": {"field": "rmax", "type": "quantitative", "scale": {"type": "log"},
-                            "title": "Rmax (TFlop/s, log scale)"}}}]}
+                            "axis": {"labelExpr": charts.RATE_LABELS}, "title": "Rmax (log scale)"}}}]}
     cells = {(str(r["edition"]), int(str(r["column"]))): r for r in history}
     table = [[edition, *(value for i in range(len(systems)) for value in (
         figure_text(cells[(edition, i)].get("rank")) if (edition, i) in cells else "",
@@ -313,7 +316,7 @@ def csv_bytes(comparison: Comparison) -> bytes:
     for line in comparison.lines:
         writer.writerow([line.section, line.label, *(
             value for cell in line.cells for value in (
-                "; ".join(e.text for e in cell), "; ".join(e.tier or "" for e in cell if e.tier),
+                "; ".join(e.exact or e.text for e in cell), "; ".join(e.tier or "" for e in cell if e.tier),
                 " ".join(e.claim or "" for e in cell if e.claim)))])
     return buffer.getvalue().encode("utf-8")
 
@@ -323,7 +326,7 @@ def json_bytes(comparison: Comparison, queries: dict[str, str]) -> bytes:
         "systems": [{"slug": s.slug, "iri": s.iri, "name": s.name} for s in comparison.systems],
         "figures": comparison.figures, "leads": comparison.leads, "queries": queries,
         "rows": [{"section": line.section, "fact": line.label, "key": line.key, "values": [
-            [{k: v for k, v in (("value", e.text), ("link", e.href), ("tier", e.tier), ("claim", e.claim),
+            [{k: v for k, v in (("value", e.exact or e.text), ("link", e.href), ("tier", e.tier), ("claim", e.claim),
                                 ("note", e.note)) if v} for e in cell] for cell in line.cells]}
                  for line in comparison.lines],
         "sources": [[{"iri": s.iri, "title": s.title, "url": s.url, "kind": s.kind, "claims": s.claims,

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hpckg import numbers
 from hpckg.errors import InputError
 from hpckg.names import name_key
 from hpckg.serve import urls
@@ -39,6 +40,7 @@ class Column:
     tier: str | None = None
     claim: str | None = None
     items: str | None = None
+    unit: str = ""  # the unit the query gives the figures in (shown in the unit of the column's magnitude)
 
 
 @dataclass(frozen=True)
@@ -74,9 +76,9 @@ TOP500 = ListSpec(
         Column("country", "Country"),
         Column("vendors", "Vendor at build"),
         Column("parents", "Vendor today"),
-        Column("rmaxTflops", "Rmax (TFlop/s)", numeric=True, tier="rmaxTier", claim="rmaxClaim"),
-        Column("rpeakTflops", "Rpeak (TFlop/s)", numeric=True),
-        Column("powerKW", "Power (kW)", numeric=True),
+        Column("rmaxTflops", "Rmax", numeric=True, unit="TFlop/s", tier="rmaxTier", claim="rmaxClaim"),
+        Column("rpeakTflops", "Rpeak", numeric=True, unit="TFlop/s"),
+        Column("powerKW", "Power", numeric=True, unit="kW"),
         Column("cores", "Cores", numeric=True),
     ),
     filters=("country", "parents"), totals=("rmaxTflops", "cores"), tier="rmaxTier",
@@ -93,7 +95,7 @@ EPOCH_CLUSTERS = ListSpec(
         Column("chips", "Chip"),
         Column("accelerators", "Accelerators", numeric=True, tier="acceleratorsTier", claim="acceleratorsClaim"),
         Column("h100Equivalents", "H100 equivalents", numeric=True),
-        Column("powerMW", "Power (MW)", numeric=True),
+        Column("powerMW", "Power", numeric=True, unit="MW"),
         Column("since", "Operational since"),
     ),
     filters=("status", "certainty", "country", "owners", "chips"), totals=("accelerators", "h100Equivalents"),
@@ -171,6 +173,19 @@ class Page:
     choices: dict[str, list[str]]  # filter key -> the values present
     totals: list[Total] = field(default_factory=list)
     params: dict[str, str] = field(default_factory=dict)  # the query's own parameters (edition=...)
+    # The unit and decimals of each numeric column, chosen from all the list's rows (hpckg.numbers): filters
+    # and pages do not change them, an edition of 1993 reads in GFlop/s and one of 2025 in PFlop/s.
+    scales: dict[str, numbers.Scale] = field(default_factory=dict)
+
+    def heading(self, column: Column) -> str:
+        """A column's heading with the unit its figures are shown in: 'Rmax (PFlop/s)'."""
+        scale = self.scales.get(column.key)
+        return scale.heading(column.heading) if scale else column.heading
+
+    def cell(self, column: Column, value: object) -> str:
+        """A cell's figure in its column's unit and decimals; text as it is."""
+        scale = self.scales.get(column.key)
+        return scale.text(value) if scale and isinstance(value, int | float) else figure_text(value)
 
     def url(self, base: str, **changes: str | int | None) -> str:
         """This list's URL with some of its settings changed (a column to sort by, a page)."""
@@ -249,8 +264,10 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     pages = max(1, math.ceil(len(kept) / per))
     page = min(_whole(params.get("page"), 1, "page"), pages)
     totals = [_total(spec, spec.column(key), kept) for key in spec.totals]
+    scales = {c.key: numbers.column_unit((row.get(c.key) for row in rows), c.unit) for c in spec.columns
+              if c.numeric and not c.items}
     return Page(spec, kept[(page - 1) * per: page * per], kept, len(kept), len(rows), page, pages, per, sort,
-                order == "desc", min_tier, chosen, choices, totals, query_params or {})
+                order == "desc", min_tier, chosen, choices, totals, query_params or {}, scales)
 
 
 def _matches(value: object, wanted: str) -> bool:
@@ -342,13 +359,12 @@ def fraction(part: float, whole: float) -> str:
     return f"{part / whole * 100:.1f} %" if whole else "0 %"
 
 
-def figure_text(value: object) -> str:
-    """A figure in a list or comparison: whole numbers with thousands separators, others with at most two
-    decimals, anything else as it is."""
+def figure_text(value: object, unit: str = "") -> str:
+    """A figure in a list or comparison (hpckg.numbers.figure): whole numbers with thousands separators,
+    others to four significant digits, with its unit in the unit of its magnitude when one is given; anything
+    else as it is."""
     if isinstance(value, bool) or value is None:
         return "" if value is None else str(value)
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return f"{int(value):,}"
-    if isinstance(value, float):
-        return f"{value:,.2f}"
+    if isinstance(value, int | float):
+        return numbers.figure(value, unit)
     return str(value)

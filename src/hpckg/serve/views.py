@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pyoxigraph as ox
 from markupsafe import Markup
 
+from hpckg import numbers
 from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
@@ -78,6 +79,12 @@ class Html:
         return ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in self.alternates.items())
 
 
+# The XSD number types a results table right-aligns and formats (hpckg.numbers).
+NUMERIC_TYPES = {"integer", "decimal", "double", "float", "long", "int", "short", "byte", "nonNegativeInteger",
+                 "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedLong", "unsignedInt",
+                 "unsignedShort", "unsignedByte"}
+
+
 @dataclass(frozen=True)
 class Cell:
     """A table cell: text, linked when href is set; numbers are right-aligned."""
@@ -85,6 +92,7 @@ class Cell:
     text: str
     href: str | None = None
     numeric: bool = False
+    exact: str | None = None  # a rounded number's value as the results give it (its title)
 
 
 @dataclass
@@ -167,12 +175,9 @@ class Views:
             return Link("")
         if isinstance(term, ox.NamedNode):
             return self.link(term.value, names.get(term.value) or short(term.value))
-        if isinstance(term, ox.Literal) and term.datatype.value.endswith(("#integer", "#decimal")):
-            try:
-                number = float(term.value)
-                return Link(f"{number:,.0f}" if number.is_integer() else f"{number:,}")
-            except ValueError:
-                pass
+        if isinstance(term, ox.Literal) and term.datatype.value.rsplit("#", 1)[-1] in NUMERIC_TYPES:
+            parsed = numbers.parse(term.value)
+            return Link(term.value if parsed is None else numbers.number(parsed))
         return Link(term.value)
 
     def value_cell(self, claim: Claim, names: dict[str, str]) -> Link:
@@ -192,7 +197,7 @@ class Views:
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, int | Decimal):
-            return f"{int(value):,}" if value == int(value) else f"{value:,}"
+            return numbers.number(value)
         return str(value)
 
     def claims_table(self, rows: list[Claim], *, show_about: bool = False) -> ClaimTable:
@@ -250,8 +255,11 @@ class Views:
             return None
         if term["type"] == "uri":
             return Cell(names.get(term["value"]) or term["value"], self.href(term["value"]))
-        numeric = term.get("datatype", "").rsplit("#", 1)[-1] in ("integer", "decimal", "double")
-        return Cell(json_term_text(term), numeric=numeric)
+        if term["type"] == "literal" and term.get("datatype", "").rsplit("#", 1)[-1] in NUMERIC_TYPES:
+            parsed = numbers.parse(term["value"])  # thousands separators, four significant digits
+            shown = term["value"] if parsed is None else numbers.number(parsed)
+            return Cell(shown, numeric=True, exact=term["value"] if shown != term["value"] else None)
+        return Cell(json_term_text(term))
 
     def canned(self, query: CannedQuery, results: str, params: dict[str, str] | None = None) -> Html:
         # `results` is HTML by contract: results() above, or the server's escaped <pre> or error box.
@@ -280,7 +288,7 @@ class Views:
             "names": self.system_names(counted) if counted else {},
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
-            "fraction": fraction, "figure": figure_text, "items": items},
+            "fraction": fraction, "figure": figure_text, "exact": numbers.exact, "items": items},
             {twins["csv"]: "text/csv", twins["json"]: "application/json"})
 
     def compare_page(self, comparison: Comparison | None, slugs: list[str], text: str, hits: list[Hit],
