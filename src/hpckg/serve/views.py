@@ -21,6 +21,7 @@ from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page import system_page
 from hpckg.page.claims import Ontology
+from hpckg.page.listings import imported_editions
 from hpckg.page.machine import OneMachine
 from hpckg.page.model import Link, Preamble
 from hpckg.page.read import read_preamble
@@ -136,6 +137,7 @@ class Views:
         self.base_iri = base_iri
         self._search_index: SearchIndex | None = None
         self._preamble: Preamble | None = None
+        self._editions: list[str] | None = None
         self._search_lock = threading.Lock()
 
     @property
@@ -361,6 +363,12 @@ class Views:
     def system(self, iri: str) -> dict[str, object]:
         page = system_page(self.store, iri, self.preamble())
         return {"page": page, "href": self.href, "history": None}  # the route adds the chart
+
+    def imported_editions(self) -> list[str]:
+        """The TOP500 editions (YYYY-MM) of this store generation, read once."""
+        if self._editions is None:
+            self._editions = imported_editions(self.store)
+        return self._editions
 
     def preamble(self) -> Preamble | None:
         """The dataset-wide figures every system page opens with, read once per store generation (graph-wide
