@@ -17,8 +17,8 @@ import pytest
 from hpckg.build import populate
 from hpckg.errors import UnknownNameError
 from hpckg.formats import rdf_format_for_path
-from hpckg.page import text as t
 from hpckg.page import SystemPage, find_system, render_html, render_markdown, system_page
+from hpckg.page import text as t
 from hpckg.store import Store
 
 from conftest import default_workdir, session_project

@@ -33,7 +33,7 @@ def listings(claims: list[Claim], formatter: Formatter) -> list[Listing]:
             listing.rank = claim.value
         elif claim.property == hpc("rmax"):
             listing.rmax = formatter.figure(claim)
-    return sorted((listing for listing in found.values() if listing.rank is not None), key=lambda l: l.date)
+    return sorted((listing for listing in found.values() if listing.rank is not None), key=lambda found: found.date)
 
 
 def imported_editions(store: GraphStore) -> list[str]:
