@@ -68,3 +68,58 @@ def test_the_count_of_lists_says_which_were_not_imported():
     chart = charts.system_history(rows, "Frontier", svg="<svg></svg>", imported=imported)
     assert "listed in 5 TOP500 editions from 2022-06 to 2025-06, of the 7 lists published in that span" in chart.alt
     assert "2022-11 and 2023-11 are not in the imported files" in chart.alt
+
+
+# One page of each entity type on the website's store; the kinds without a fixed example are the first a
+# system page links to.
+FIXED = {"system": [TOP500_RECORD, CURATED_RECORD, EPOCH_RECORD], "site": ["acme"], "org": ["nvidia"],
+         "part": ["nvidia-a100-sxm4-80gb"], "country": ["US"]}
+PLACEHOLDER = re.compile(r"TOP500 system \d+")
+RAW_ID = re.compile(r"\b(?:src|claim|sys|orgn|site|part):[\w.-]+")
+RAW_MARKDOWN = re.compile(r"\[[^\]\n]+\]\(\(?https?://")
+
+
+def linked(page: str, kind: str) -> str:
+    found = re.search(rf'href="/page/{kind}/([^"#?]+)"', page)
+    assert found, f"no /page/{kind}/ link"
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def entity_pages(website_client) -> dict[str, str]:
+    """path -> HTML of one or more pages of every entity type."""
+    paths = [urls.page(kind, slug) for kind, slugs in FIXED.items() for slug in slugs]
+    system = body(website_client, urls.page("system", TOP500_RECORD))
+    site = body(website_client, urls.page("site", "acme"))
+    paths += [urls.page("site", linked(system, "site")), urls.page("org", linked(system, "org")),
+              urls.page("source", linked(site, "source"))]
+    return {path: body(website_client, path) for path in paths}
+
+
+def test_no_page_shows_a_placeholder_a_raw_identifier_or_markdown(entity_pages):
+    for path, page in entity_pages.items():
+        title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+        text = visible(page)
+        assert not PLACEHOLDER.search(title) and not PLACEHOLDER.search(text), path
+        assert not RAW_ID.findall(text), (path, RAW_ID.findall(text)[:5])
+        assert not RAW_MARKDOWN.search(text), (path, RAW_MARKDOWN.search(text))
+
+
+def test_entity_pages_list_their_systems_by_name_largest_first(entity_pages, store):
+    for path in (urls.page("country", "US"), urls.page("org", "nvidia"), urls.page("site", "acme")):
+        table = re.search(r'<table class="systems">(.*?)</table>', entity_pages[path], re.S)
+        assert table, path
+        names = [visible(cell).strip() for cell in re.findall(r"<tr><td>(.*?)</td>", table.group(1), re.S)]
+        assert names and not any(RAW_ID.search(n) or n.startswith(("top500-", "epoch-")) for n in names), names
+    # the US page: sorted by Rmax, with the country's share of the latest list
+    us = entity_pages[urls.page("country", "US")]
+    figures = [float(v.replace(",", "")) for v in re.findall(r'<td class="num">([\d,]+(?:\.\d+)?)</td>\s*<td>', us)]
+    assert figures == sorted(figures, reverse=True) and len(figures) > 10
+    assert "systems of the TOP500 list of 2025-06" in visible(us)
+    assert "rdf:type" not in visible(us) and "hiddenLabel" not in visible(us)
+
+
+def test_a_site_claims_table_has_units_dates_and_no_claim_column(entity_pages):
+    page = entity_pages[urls.page("site", "acme")]
+    assert "<th scope=\"col\">Claim</th>" not in page
+    assert re.search(r'class="badge tier-\w+" href="/page/claim/', page), "the tier links to the claim"
