@@ -148,6 +148,10 @@ class SystemTable:
         return any(row.rank is not None for row in self.rows)
 
     @property
+    def measured(self) -> bool:
+        return any(row.rmax is not None for row in self.rows)
+
+    @property
     def accelerated(self) -> bool:
         return any(row.accelerators is not None for row in self.rows)
 

@@ -316,3 +316,13 @@ def source_groups(page: SystemPage) -> list[SourceGroup]:
     for host, sources in sorted(by_host.items()):
         groups.append(SourceGroup(host if len(sources) == 1 else f"{host}, {len(sources)} pages", sources))
     return groups
+
+
+def source_text(source: SourceLink) -> str:
+    """A cited source as a line of the Sources section: its title, or, when the title is its URL (imported
+    citations), the URL without its scheme, cut to a line."""
+    title = source.title or source.url or source.host
+    if title.startswith(("http://", "https://")):
+        title = title.split("://", 1)[1].removeprefix("www.")
+        return title if len(title) <= 60 else title[:59] + "…"
+    return title
