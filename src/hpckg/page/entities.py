@@ -12,7 +12,7 @@ it names (VALUES), never one query per row.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -142,6 +142,7 @@ class SystemTable:
     total: int
     hide: tuple[str, ...] = ()
     note: str | None = None
+    tallies: dict[str, Counter[str]] = field(default_factory=dict)  # property -> value -> systems
 
     @property
     def ranked(self) -> bool:
@@ -293,25 +294,35 @@ class EntityReader:
 
     # ---- systems --------------------------------------------------------------------------------------
 
-    def system_table(self, pattern: str, *, hide: tuple[str, ...] = (), note: str | None = None) -> SystemTable:
+    def system_table(self, pattern: str, *, hide: tuple[str, ...] = (), note: str | None = None,
+                     tally: tuple[str, ...] = ()) -> SystemTable:
         """The systems `pattern` (SPARQL binding ?s, started from the page's entity) finds, as a table: the
         SYSTEMS_SHOWN largest (Rmax, then accelerators) with their name, operator, site, country and their last
         and best TOP500 rank. Each query starts from the entity; only the shown systems are read one by one
-        (VALUES), so a country of 6,000 systems costs what a site of six does, plus two index scans."""
+        (VALUES), so a country of 6,000 systems costs what a site of six does, plus two index scans. `tally`
+        names properties (site, operator) whose values are counted over all the systems in the same pass."""
         rows: dict[str, SystemRow] = {}
         typed: set[str] = set()
+        tallied: list[tuple[str, str, str]] = []  # (system, property, value)
+        branches = "".join(f' UNION {{ ?s hpc:{name} ?v BIND("{name}" AS ?k) }}' for name in tally)
         for row in self.select(f"""SELECT DISTINCT ?s ?k ?v WHERE {{ {pattern}
-                {{ ?s a hpc:System BIND(0 AS ?k) }} UNION {{ ?s hpc:rmax ?v BIND(1 AS ?k) }}
-                UNION {{ ?s hpc:acceleratorCount ?v BIND(2 AS ?k) }} }}"""):
-            iri, kind = row["s"].value, int(row["k"].value)
+                {{ ?s a hpc:System BIND("a" AS ?k) }} UNION {{ ?s hpc:rmax ?v BIND("rmax" AS ?k) }}
+                UNION {{ ?s hpc:acceleratorCount ?v BIND("accelerators" AS ?k) }}{branches} }}"""):
+            iri, kind = row["s"].value, row["k"].value
             found = rows.setdefault(iri, SystemRow(Link(readable(iri), iri)))
-            if kind == 0:
+            if kind == "a":
                 typed.add(iri)
-            elif kind == 1:
+            elif kind == "rmax":
                 found.rmax = Decimal(row["v"].value)
-            else:
+            elif kind == "accelerators":
                 found.accelerators = int(row["v"].value)
+            else:
+                tallied.append((iri, kind, row["v"].value))
         rows = {iri: row for iri, row in rows.items() if iri in typed}
+        counts: dict[str, Counter[str]] = {name: Counter() for name in tally}
+        for system, name, value in tallied:
+            if system in typed:
+                counts[name][value] += 1
         shown_iris = sorted(rows, key=lambda iri: rows[iri].size)[:SYSTEMS_SHOWN]
         if shown_iris:
             for row in self.select(f"""SELECT ?s ?k ?v WHERE {{ VALUES ?s {{ {values_of(shown_iris)} }}
@@ -340,7 +351,7 @@ class EntityReader:
                 link = getattr(row, column)
                 if link is not None:
                     setattr(row, column, self.link(link.href, named.get(link.href) or readable(link.href)))
-        return SystemTable(shown, len(rows), hide, note)
+        return SystemTable(shown, len(rows), hide, note, counts)
 
     # ---- pages ----------------------------------------------------------------------------------------
 
@@ -405,20 +416,16 @@ class EntityReader:
         """A country: its systems (the largest first), the sites and operators with the most systems there,
         and its share of the latest TOP500 edition."""
         e_iri = iri_ref(iri)
-        # one pass over the country's systems: the site and the operator of each
-        counted: dict[str, Counter[str]] = {"site": Counter(), "operator": Counter()}
-        for row in self.select(f"""SELECT ?s ?k ?x WHERE {{ ?s hpc:country {e_iri} .
-                {{ ?s hpc:site ?x BIND("site" AS ?k) }} UNION {{ ?s hpc:operator ?x BIND("operator" AS ?k) }} }}"""):
-            counted[row["k"].value][row["x"].value] += 1
+        # one pass over the country's systems: their sizes, and the site and operator of each, counted
+        table = self.system_table(f"?s hpc:country {e_iri} .", hide=("country",), tally=("site", "operator"))
         tallies = {}
-        for column, counts in counted.items():
+        for column, counts in table.tallies.items():
             top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:RANKED_SHOWN]
             names = labels(self.store, [x for x, _ in top])
             tallies[column] = [Tally(self.link(x, names.get(x) or readable(x)), n) for x, n in top]
         aliases = [r["a"].value for r in self.select(
             f"SELECT ?a WHERE {{ {e_iri} skos:altLabel|skos:notation ?a }} ORDER BY ?a")]
-        return {"system_table": self.system_table(f"?s hpc:country {e_iri} .", hide=("country",)),
-                "site_count": len(counted["site"]),
+        return {"system_table": table, "site_count": len(table.tallies["site"]),
                 "sites": tallies["site"], "operators": tallies["operator"], "share": self.share(iri),
                 "aliases": aliases}
 
