@@ -35,6 +35,7 @@ WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FRONTIER = Path(__file__).parent / "contributions" / "good" / "frontier.ttl"
 SYSTEM = "top500-180307"
 SIZE = "1280,1600"
+PHONE = "390,844"
 
 pytestmark = [pytest.mark.browser, pytest.mark.imports]
 
@@ -138,3 +139,18 @@ def test_axe_finds_no_wcag_violation(server, browser: Browser, axe_script, linke
             browser.screenshot(ARTIFACTS / f"axe-{kind}-{scheme}.png", full_page=True)
     if any(found.values()):
         pytest.fail(f"axe finds WCAG 2.1 A/AA violations on the {kind} page:\n" + report(found), pytrace=False)
+
+
+# The entity pages again at a phone's width (light scheme): their wide tables scroll in their own box.
+PHONE_KINDS = ["system", "site", "organisation", "part", "country"]
+
+
+@pytest.mark.parametrize("kind", PHONE_KINDS)
+def test_axe_finds_no_wcag_violation_at_phone_width(server, browser: Browser, axe_script, linked, kind):
+    with browser.tab(PHONE, scheme="light"):
+        browser.navigate(server.url + (PAGES.get(kind) or linked[kind]))
+        found = {"phone": violations(browser, axe_script)}
+        browser.screenshot(ARTIFACTS / f"axe-{kind}-phone.png", full_page=True)
+    if any(found.values()):
+        pytest.fail(f"axe finds WCAG 2.1 A/AA violations on the {kind} page at phone width:\n" + report(found),
+                    pytrace=False)

@@ -18,6 +18,7 @@ from hpckg.build import populate
 from hpckg.errors import UnknownNameError
 from hpckg.formats import rdf_format_for_path
 from hpckg.page import SystemPage, find_system, render_html, render_markdown, system_page
+from hpckg.page import text as t
 from hpckg.store import Store
 
 from conftest import default_workdir, session_project
@@ -154,11 +155,10 @@ def test_kalos_header_and_preamble(pages, store):
             page.preamble.weakly_sourced.value) == sourcing_figures(store)
 
 
-def test_measured_performance_uses_ontology_labels_and_dashes(pages):
-    rows = pages["kalos"].performance
-    assert [row.label for row in rows] == ["Rmax", "Rpeak", "Rmax ÷ Rpeak", "Cores", "Power", "Per watt"]
-    assert all(row.figure.display == "-" for row in rows)
-    assert {row.label: row.figure.unit for row in rows}["Per watt"] == "GF/W"
+def test_measured_performance_lists_claimed_figures_only(pages):
+    # Kalos has no TOP500 figure: no table of "-" (issue 35), a sentence saying so instead.
+    assert pages["kalos"].performance == []
+    assert t.NO_PERFORMANCE in render_markdown(pages["kalos"])
 
 
 def test_kalos_components(pages):
@@ -258,8 +258,7 @@ def test_kalos_markdown(pages, store):
     assert f"{named} of {systems} systems have a readable citation that names them, and {weak} are weakly" in md
     assert "1092" not in md and "1153" not in md
     assert "Treat anything below verified as a lead, not a citation." in md
-    assert "| Rmax (TFlop/s) | - | - | - |" in md and "| Per watt (GF/W) | - | - | - |" in md
-    assert "| Rmax ÷ Rpeak (%) | - | - | - |" in md
+    assert "| Rmax (TFlop/s) |" not in md and "| Rmax ÷ Rpeak (%) |" not in md  # nothing claimed: no row of "-"
     accelerator = next(line for line in md.splitlines() if line.startswith("| Accelerator |"))
     for figure in ("NVIDIA A100 SXM4 80GB", "302 nodes of 8", "| NVIDIA |", "2,416 reported (302 nodes × 8)",
                    "| reported |", "[arxiv.org](https://arxiv.org/abs/2403.07648)"):
@@ -328,8 +327,7 @@ def test_kalos_html_figures_in_table_cells(pages, store):
     assert "Operated by Shanghai AI Laboratory" in text
     systems, named, _ = sourcing_figures(store)
     assert f"{named} of {systems} systems" in text and "1153" not in text
-    assert row_starting(checker.rows, "Rmax (TFlop/s)") == ["Rmax (TFlop/s)", "-", "-", "-"]
-    assert row_starting(checker.rows, "Per watt (GF/W)")[1] == "-"
+    assert t.NO_PERFORMANCE in text and not any(row[0] == "Rmax (TFlop/s)" for row in checker.rows)
     gpus = row_starting(checker.rows, "Accelerator")
     assert gpus[1].startswith("NVIDIA A100 SXM4 80GB") and "302 nodes of 8" in gpus[1]
     assert gpus[2:] == ["NVIDIA reported", "2,416 reported (302 nodes × 8)", "reported", "arxiv.org"]

@@ -13,8 +13,8 @@ import urllib.parse
 import pytest
 from openpyxl import load_workbook
 
+from hpckg.page.entities import CITED_SHOWN
 from hpckg.serve import lists, urls
-from hpckg.serve.views import CITED_SHOWN
 from stores import TOP500
 
 pytestmark = pytest.mark.imports

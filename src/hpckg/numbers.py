@@ -41,6 +41,11 @@ PREFIXES = ("", "K", "M", "G", "T", "P", "E", "Z")
 
 Number = int | float | Decimal
 
+# The XSD number types a results table right-aligns and formats.
+NUMERIC_TYPES = {"integer", "decimal", "double", "float", "long", "int", "short", "byte", "nonNegativeInteger",
+                 "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedLong", "unsignedInt",
+                 "unsignedShort", "unsignedByte"}
+
 
 def unit_label(unit: str) -> str:
     """The one spelling of a unit: 'TFLOP/s' -> 'TFlop/s'; any other unit as it is."""

@@ -171,6 +171,16 @@ class SameMachine:
 
 
 @dataclass
+class Listing:
+    """One TOP500 edition a system is listed in: the edition's date (YYYY-MM) and name, its rank and Rmax."""
+
+    date: str
+    edition: str
+    rank: int | None = None
+    rmax: Figure | None = None
+
+
+@dataclass
 class SystemPage:
     """Everything a system page shows."""
 
@@ -197,6 +207,8 @@ class SystemPage:
     dataset: str | None = None  # the name of the dataset this record is from ("TOP500", "Epoch AI")
     same_machine: list[SameMachine] = field(default_factory=list)
     machine_page: Link | None = None  # another record's page is this machine's page
+    listings: list[Listing] = field(default_factory=list)  # its TOP500 editions, oldest first
+    same_address: list[Link] = field(default_factory=list)  # sites giving the system's own address
 
     @property
     def also(self) -> list[SameMachine]:

@@ -21,6 +21,7 @@ from hpckg.page.claims import (
     source_link,
     weakest,
 )
+from hpckg.page.listings import listings
 from hpckg.page.machine import DATASET_NAMES, SAME_MACHINE, machine_page, read_same_machine
 from hpckg.page.model import (
     ChangeEntry,
@@ -39,9 +40,6 @@ from hpckg.terms import BASIS_DERIVED
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
 
-# The TOP500-style figures every page lists, "-" when absent; other performance properties (such as
-# model FLOPs utilisation) are listed only when claimed. Labels and units come from the ontology.
-LISTED_PERFORMANCE = tuple(hpc(name) for name in ("rmax", "rpeak", "cores", "powerKW", "gflopsPerWatt"))
 HEADER_PROPERTIES = {hpc("country"): "country", hpc("status"): "status", hpc("systemKind"): "kind",
                      hpc("operator"): "operator", hpc("site"): "site"}
 PART_SUMMARY_EXCLUDED = {hpc("maker"), hpc("partCategory")}
@@ -180,6 +178,9 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *
         if found:
             setattr(page, attribute, formatter.figure(found[0]))
     page.performance = performance_rows(system_claims, ontology, formatter)
+    page.listings = listings(system_claims, formatter)
+    if not page.site.present:
+        page.same_address = read_same_address(store, iri)
     page.metrics = rows_of(system_claims, ontology, formatter, "DatacenterMetricProperty")
     page.facts = [row for row in rows_of(system_claims, ontology, formatter, "ClaimProperty")
                   if not _sectioned(ontology, row.property) and row.property != SAME_MACHINE]
@@ -207,6 +208,17 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *
     if same_machine:
         add_same_machine(store, page, formatter, preamble=page.preamble)
     return page
+
+
+def read_same_address(store: GraphStore, iri: str) -> list[Link]:
+    """The sites whose address is the system's own, for a system no claim places at a site (an Epoch AI
+    cluster and the Epoch AI data center it runs in are records of two datasets that nothing links)."""
+    rows = select(store, f"""
+        SELECT DISTINCT ?site ?name WHERE {{
+          <{iri}> hpc:location ?address . ?site hpc:location ?address ; a/rdfs:subClassOf* hpc:Site .
+          OPTIONAL {{ ?site rdfs:label ?name }}
+        }} ORDER BY ?site LIMIT 5""")
+    return [Link(str(row.get("name") or row["site"]), str(row["site"])) for row in rows]
 
 
 def add_same_machine(store: GraphStore, page: SystemPage, formatter: Formatter, *, preamble: Preamble) -> None:
@@ -265,21 +277,20 @@ def rows_of(claims: list[Claim], ontology: Ontology, formatter: Formatter, kind:
 
 
 def performance_rows(claims: list[Claim], ontology: Ontology, formatter: Formatter) -> list[Row]:
-    """Measured performance: the listed figures ('-' when absent), Rmax ÷ Rpeak after Rpeak, then any other
-    claimed performance property."""
+    """Measured performance: the claimed figures in the ontology's order, Rmax ÷ Rpeak after Rpeak when both
+    are claimed. A figure nobody claimed is left out: a table of '-' (an AI cluster has no Rmax) says
+    nothing a reader needs."""
     by_property: dict[str, Claim] = {}
     for claim in claims:
         if ontology.prop(claim.property).is_a("PerformanceProperty"):
             by_property.setdefault(claim.property, claim)
-    wanted = set(LISTED_PERFORMANCE) | set(by_property)
     rows: list[Row] = []
-    for prop in sorted(wanted, key=lambda p: (ontology.prop(p).order, p)):
-        info = ontology.prop(prop)
-        claim = by_property.get(prop)
-        figure = formatter.figure(claim) if claim else Figure(unit=info.unit)
-        rows.append(Row(info.label, figure, prop))
+    for prop in sorted(by_property, key=lambda p: (ontology.prop(p).order, p)):
+        rows.append(Row(ontology.prop(prop).label, formatter.figure(by_property[prop]), prop))
         if prop == hpc("rpeak"):
-            rows.append(efficiency_row(by_property, ontology, formatter))
+            ratio = efficiency_row(by_property, ontology, formatter)
+            if ratio.figure.present:
+                rows.append(ratio)
     return rows
 
 

@@ -14,7 +14,7 @@ import hashlib
 import re
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from hpckg import numbers
 
@@ -41,6 +41,23 @@ def linkable(href: object) -> bool:
 def web_linkable(href: object) -> bool:
     """True for absolute http(s) URLs, the only links a Markdown page carries."""
     return isinstance(href, str) and href.startswith(("http://", "https://"))
+
+
+# An inline Markdown link as imported text writes it: [text](url), the URL sometimes in doubled parentheses.
+_MARKDOWN_LINK = re.compile(r"\[([^\]\n]+)\]\(\(?(https?://[^\s()]+)\)?\)")
+
+
+def inline_markdown(value: object) -> Markup:
+    """Text with inline Markdown links (Epoch AI's notes) as HTML: each http(s) link an <a>, everything else
+    escaped, so a value can add a link and nothing else."""
+    text = str(value)
+    parts, last = [], 0
+    for match in _MARKDOWN_LINK.finditer(text):
+        parts.append(escape(text[last:match.start()]))
+        parts.append(Markup('<a href="{}">{}</a>').format(match.group(2), match.group(1)))
+        last = match.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
 
 
 def number(value: int | float) -> str:
@@ -85,7 +102,8 @@ def environment() -> Environment:
         loader=PackageLoader("hpckg", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True, default=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters.update(md=md_escape, md_url=md_url, number=number, script_json=script_json)
+    env.filters.update(md=md_escape, md_url=md_url, number=number, script_json=script_json,
+                       inline_markdown=inline_markdown)
     env.tests.update(linkable=linkable, web_linkable=web_linkable)
     env.globals.update(t=text, ABSENT=ABSENT, editor_script=Markup(EDITOR_SCRIPT))
     return env

@@ -3,7 +3,12 @@ text here; each renderer escapes them for its own format."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+from urllib.parse import urlsplit
+
 from hpckg.namespaces import VOCAB
+from hpckg.page.machine import DATASET_NAMES
 from hpckg.page.model import (
     ABSENT,
     ComponentRow,
@@ -12,6 +17,7 @@ from hpckg.page.model import (
     Row,
     SameMachine,
     SourceCheckRow,
+    SourceLink,
     SystemPage,
     Tier,
 )
@@ -23,6 +29,7 @@ PERFORMANCE_NOTE = (
     "Figures are as last publicly reported for the configuration described below, not a live measurement. "
     "Where a system was upgraded in place, the post-upgrade configuration is shown and the earlier one "
     "appears in the timeline.")
+NO_PERFORMANCE = "No measured performance (Rmax, Rpeak, cores, power) is recorded for this system."
 COMPONENTS_INTRO = (
     "One row per supplier relationship. “Supplier at build” is the company that shipped the part at the "
     "time; where that company has since been acquired, the parent it rolls up to today is shown beside it. "
@@ -81,9 +88,13 @@ def preamble_sentences(page: SystemPage) -> list[str]:
     """The dataset-level paragraph: its description, its sourcing figures and the lead warning."""
     pre = page.preamble
     sentences = []
-    if pre.description:
+    if not curated(page):
+        # The dataset's description and sourcing figures are the hand-compiled seed's: an imported record's
+        # page says where the record comes from instead.
+        sentences.append(f"This record is imported from {page.dataset}.")
+    elif pre.description:
         sentences.append(pre.description.rstrip(".") + ".")
-    if pre.system_count.present and pre.with_naming_citation.present:
+    if curated(page) and pre.system_count.present and pre.with_naming_citation.present:
         sentence = (f"Source checks of this graph (hpckg verify) re-read the cited pages: "
                     f"{plain(pre.with_naming_citation)} of {plain(pre.system_count)} systems have a readable "
                     f"citation that names them")
@@ -97,6 +108,11 @@ def preamble_sentences(page: SystemPage) -> list[str]:
     if "lead, not a citation" not in said:
         sentences.append(lead_warning(page))
     return sentences
+
+
+def curated(page: SystemPage) -> bool:
+    """True for a record of hpckg's curated data (or one whose dataset was not read)."""
+    return page.dataset is None or page.dataset == DATASET_NAMES["curated"]
 
 
 def plain(figure: Figure) -> str:
@@ -239,3 +255,74 @@ def record_rows(page: SystemPage) -> list[Row]:
             shown.add(row.figure.claim or "")
             once.append(row)
     return once
+
+
+# ---- what a reader wants first: the TOP500 standing, the record elsewhere, the sources grouped -----------
+
+def listing_summary(page: SystemPage) -> str | None:
+    """'Rank 2 in the TOP500 of June 2025 (Rmax 1,353,000 TFlop/s); at its peak rank 1, in June 2022.'"""
+    if not page.listings:
+        return None
+    latest = page.listings[-1]
+    peak = min(page.listings, key=lambda listing: (listing.rank or 10**9, listing.date))
+    best_rmax = max((listing for listing in page.listings if listing.rmax and isinstance(listing.rmax.value,
+                                                                                         int | Decimal)),
+                    key=lambda listing: listing.rmax.value, default=None)  # type: ignore[union-attr]
+    now = f"Rank {latest.rank} in the {latest.edition}"
+    if latest.rmax:
+        now += f" (Rmax {latest.rmax.display})"
+    if peak is latest:
+        return now + ", its best rank."
+    text = f"{now}; at its peak rank {peak.rank}, in the {peak.edition}"
+    if best_rmax and best_rmax is not latest and best_rmax.rmax:
+        text += f"; its highest Rmax {best_rmax.rmax.display}, in the {best_rmax.edition}"
+    return text + "."
+
+
+def elsewhere(page: SystemPage) -> list[Link]:
+    """The record's own page at its source (top500.org/system/N): its external identifiers with a link."""
+    found = []
+    for row in page.facts:
+        if row.figure.url and row.figure.url.startswith(("http://", "https://")):
+            host = (urlsplit(row.figure.url).hostname or "").removeprefix("www.")
+            found.append(Link(f"{row.label} {row.figure.text} on {host}", row.figure.url))
+    return found
+
+
+@dataclass
+class SourceGroup:
+    """Cited sources shown as one line: 'TOP500 lists, 17 editions 2011-11 … 2019-06', each still linked."""
+
+    title: str
+    sources: list[SourceLink]
+
+
+TOP500_EDITION_SOURCE = "/source/top500-"
+
+
+def source_groups(page: SystemPage) -> list[SourceGroup]:
+    """The page's sources: the TOP500 editions as one group, the others one group per host."""
+    editions = sorted((s for s in page.sources if TOP500_EDITION_SOURCE in s.iri), key=lambda s: s.iri)
+    groups = []
+    if editions:
+        first, last = (s.iri.rsplit("top500-", 1)[-1] for s in (editions[0], editions[-1]))
+        count = len(editions)
+        groups.append(SourceGroup(f"TOP500 lists, {count} edition{'s' if count != 1 else ''} "
+                                  + (f"{first} … {last}" if count > 1 else first), editions))
+    by_host: dict[str, list[SourceLink]] = {}
+    for source in page.sources:
+        if TOP500_EDITION_SOURCE not in source.iri:
+            by_host.setdefault(source.host, []).append(source)
+    for host, sources in sorted(by_host.items()):
+        groups.append(SourceGroup(host if len(sources) == 1 else f"{host}, {len(sources)} pages", sources))
+    return groups
+
+
+def source_text(source: SourceLink) -> str:
+    """A cited source as a line of the Sources section: its title, or, when the title is its URL (imported
+    citations), the URL without its scheme, cut to a line."""
+    title = source.title or source.url or source.host
+    if title.startswith(("http://", "https://")):
+        title = title.split("://", 1)[1].removeprefix("www.")
+        return title if len(title) <= 60 else title[:59] + "…"
+    return title

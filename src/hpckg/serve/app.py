@@ -824,7 +824,8 @@ class Routes:
             return lambda name: None
         drawing = DRAWING.submit(charts.vega_svg, charts.system_history_spec(rows))
         return lambda name: self.drawn(key, lambda: charts.system_history(
-            rows, name, self.editor_url("system-editions", {"system": slug}), drawing.result()))
+            rows, name, self.editor_url("system-editions", {"system": slug}), drawing.result(),
+            imported=views.imported_editions()))
 
     def editor_url(self, name: str, params: dict[str, str]) -> str:
         return urls.query_editor(self.service.canned()[name].bind(params))

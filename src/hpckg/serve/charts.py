@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from hpckg import numbers
+from hpckg.page.listings import span_text
 
 OTHERS = "others"
 SHOWN_CATEGORIES = 8  # a share chart names this many categories (the largest of the last edition), the rest is OTHERS
@@ -235,12 +236,14 @@ def system_history_spec(rows: list[dict[str, object]]) -> dict:
                       "y": {"field": "shown", "type": "quantitative", "title": f"Rmax ({scale.unit})"}}}]}
 
 
-def system_history(rows: list[dict[str, object]], name: str, query_url: str = "", svg: str | None = None) -> Chart:
+def system_history(rows: list[dict[str, object]], name: str, query_url: str = "", svg: str | None = None, *,
+                   imported: list[str] | None = None) -> Chart:
     """A system's rank and Rmax over the TOP500 editions it was listed in; svg: system_history_spec(rows)
-    already drawn (vega_svg), else drawn here."""
+    already drawn (vega_svg), else drawn here. `imported` (the store's editions, YYYY-MM) lets the text name
+    the lists of the system's span that the imports lack."""
     best = min(rows, key=lambda row: row.get("rank") or 10**9) if rows else {}
-    alt = (f"{name} was listed in {len(rows)} TOP500 edition{'s' if len(rows) != 1 else ''}, from "
-           f"{rows[0]['edition']} to {rows[-1]['edition']}; best rank {best.get('rank')} in {best.get('edition')}; "
+    span = span_text([str(row["edition"])[:7] for row in rows], imported or [])
+    alt = (f"{name} was {span}; best rank {best.get('rank')} in {best.get('edition')}; "
            f"Rmax {_rate(rows[-1].get('rmaxTflops'))} in {rows[-1]['edition']}.")
     scale = numbers.column_unit([row.get("rmaxTflops") for row in rows], "TFlop/s")
     table = [[str(row["edition"]), _number(row.get("rank")), scale.text(row.get("rmaxTflops")),

@@ -12,12 +12,11 @@ import pyoxigraph as ox
 
 from hpckg.claims import iri_ref, label, read_claims
 from hpckg.namespaces import DERIVED_GRAPH
+from hpckg.page.entities import BOUND_SYMBOLS  # noqa: F401  (compare.py reads it from here)
 from hpckg.serve import urls
 
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
-
-BOUND_SYMBOLS = {"minExclusive": ">", "minInclusive": "≥", "maxExclusive": "<", "maxInclusive": "≤"}
 
 
 def describe(store: GraphStore, iri: str) -> list[ox.Triple]:

@@ -11,19 +11,19 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
-import pyoxigraph as ox
 from markupsafe import Markup
 
 from hpckg import numbers
-from hpckg.claims import Claim, iri_ref, labels, read_claims
-from hpckg.namespaces import ONTOLOGY, PREFIXES
+from hpckg.claims import iri_ref, labels
+from hpckg.namespaces import PREFIXES
 from hpckg.page import system_page
 from hpckg.page.claims import Ontology
+from hpckg.page.entities import EntityReader, short
+from hpckg.page.listings import imported_editions
 from hpckg.page.machine import OneMachine
-from hpckg.page.model import Link, Preamble
+from hpckg.page.model import Preamble
 from hpckg.page.read import read_preamble
 from hpckg.page.render import render
 from hpckg.publish.schemaorg import machine_jsonld
@@ -31,12 +31,10 @@ from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
 from hpckg.serve.compare import MOST, SYSTEM, Comparison
-from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import PAGE_SIZES, TIERS, figure_text, fraction, items
 from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
 from hpckg.serve.sparql import json_term_text
-from hpckg.values import Iri
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,7 +44,7 @@ if TYPE_CHECKING:
 TWIN_TYPES = {"ttl": "text/turtle", "jsonld": "application/ld+json", "json": "application/json",
               "nt": "application/n-triples", "rdf": "application/rdf+xml"}
 ENTITY_TEMPLATES = {"system": "system.html", "site": "site.html", "org": "organisation.html",
-                    "part": "part.html", "source": "source.html"}
+                    "part": "part.html", "source": "source.html", "country": "country.html"}
 BUILTIN_EXAMPLES = {
     "Systems and their operators":
         "SELECT ?system ?operator WHERE { ?system a hpc:System ; hpc:operator ?operator }",
@@ -79,12 +77,6 @@ class Html:
         return ", ".join(f'<{u}>; rel="alternate"; type="{t}"' for u, t in self.alternates.items())
 
 
-# The XSD number types a results table right-aligns and formats (hpckg.numbers).
-NUMERIC_TYPES = {"integer", "decimal", "double", "float", "long", "int", "short", "byte", "nonNegativeInteger",
-                 "positiveInteger", "negativeInteger", "nonPositiveInteger", "unsignedLong", "unsignedInt",
-                 "unsignedShort", "unsignedByte"}
-
-
 @dataclass(frozen=True)
 class Cell:
     """A table cell: text, linked when href is set; numbers are right-aligned."""
@@ -95,55 +87,15 @@ class Cell:
     exact: str | None = None  # a rounded number's value as the results give it (its title)
 
 
-@dataclass
-class ClaimRow:
-    """One claim as the claims table shows it."""
-
-    about: Link
-    property: str
-    value: Link
-    tier: str
-    tier_class: str
-    as_of: str
-    sources: list[Link]
-    no_sources: str
-    deprecated: bool
-    claim: Link
-
-
-@dataclass
-class ClaimTable:
-    rows: list[ClaimRow]
-    show_about: bool = False
-
-
-@dataclass
-class Derived:
-    """A derived total on a site page, with the input claims it was computed from."""
-
-    property: str
-    value: Link
-    weakest: str
-    tier_class: str
-    claim: Link
-    inputs: ClaimTable
-    note: str | None
-
-
-@dataclass
-class Heading:
-    name: str
-    reads: list[str]
-
-
-class Views:
+class Views(EntityReader):
     """Renders pages from the server's read-only store handle."""
 
     def __init__(self, store: GraphStore, base_iri: str):
-        self.store = store
+        super().__init__(store)
         self.base_iri = base_iri
         self._search_index: SearchIndex | None = None
         self._preamble: Preamble | None = None
+        self._editions: list[str] | None = None
         self._search_lock = threading.Lock()
 
     @property
@@ -166,65 +118,8 @@ class Views:
         """Where a link to an IRI goes: the server's own page for one of its entities, else the IRI."""
         return urls.page_for_iri(iri, self.base_iri) or iri
 
-    def link(self, iri: str, text: str | None = None) -> Link:
-        return Link(text or iri, self.href(iri))
-
-    def term(self, term: ox.NamedNode | ox.Literal | ox.BlankNode | None, names: dict[str, str]) -> Link:
-        """A term as a cell: IRIs linked by their label, numbers with thousands separators, other text."""
-        if term is None:
-            return Link("")
-        if isinstance(term, ox.NamedNode):
-            return self.link(term.value, names.get(term.value) or short(term.value))
-        if isinstance(term, ox.Literal) and term.datatype.value.rsplit("#", 1)[-1] in NUMERIC_TYPES:
-            parsed = numbers.parse(term.value)
-            return Link(term.value if parsed is None else numbers.number(parsed))
-        return Link(term.value)
-
-    def value_cell(self, claim: Claim, names: dict[str, str]) -> Link:
-        """A claim's value as a cell: an entity linked by its label, a number with thousands separators, a
-        bound as '> 10,000', an unknown value said in words."""
-        if claim.value is None:
-            if claim.bounds:
-                return Link(" and ".join(f"{BOUND_SYMBOLS[k]} {self.value_text(v)}"
-                                         for k, v in claim.bounds.items()))
-            return Link({"some-value": "not named", "no-value": "none"}.get(claim.unknown or "", ""))
-        if isinstance(claim.value, Iri):
-            return self.link(claim.value, names.get(claim.value) or short(claim.value))
-        return Link(self.value_text(claim.value))
-
-    @staticmethod
-    def value_text(value: object) -> str:
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int | Decimal):
-            return numbers.number(value)
-        return str(value)
-
-    def claims_table(self, rows: list[Claim], *, show_about: bool = False) -> ClaimTable:
-        names = labels(self.store, [c.property for c in rows] + [c.about for c in rows] + [
-            c.value for c in rows if isinstance(c.value, Iri)] + [
-            s for c in rows for s in c.sources] + [c.tier or "" for c in rows])
-        return ClaimTable([ClaimRow(
-            about=self.link(c.about, names.get(c.about)),
-            property=names.get(c.property, short(c.property)),
-            value=self.value_cell(c, names),
-            tier=names.get(c.tier or "", short(c.tier or "")),
-            tier_class=(c.tier or "").rsplit("/", 1)[-1],
-            as_of=str(c.as_of) if c.as_of is not None else "",
-            sources=[self.link(s, names.get(s) or short(s)) for s in c.sources],
-            no_sources=f"derived from {len(c.derived_from)} claims" if c.derived else "",
-            deprecated=(c.rank or "").endswith("/deprecated"),
-            claim=self.link(c.iri, short(c.iri))) for c in rows], show_about)
-
-    def select(self, sparql: str) -> list[dict[str, ox.NamedNode | ox.Literal]]:
-        result = self.store.query(sparql)
-        names = [v.value for v in result.variables]
-        return [{n: row[n] for n in names if row[n] is not None} for row in result]
-
-    def links(self, iris: list[str]) -> list[Link]:
-        """Entities as links by their labels, each once, in the order given."""
-        names = labels(self.store, iris)
-        return [self.link(i, names.get(i) or short(i)) for i in dict.fromkeys(iris)]
+    def query_url(self, query: str) -> str:
+        return urls.query_editor(query)
 
     # ---- home, queries, errors ----------------------------------------------------------------------
 
@@ -255,7 +150,7 @@ class Views:
             return None
         if term["type"] == "uri":
             return Cell(names.get(term["value"]) or term["value"], self.href(term["value"]))
-        if term["type"] == "literal" and term.get("datatype", "").rsplit("#", 1)[-1] in NUMERIC_TYPES:
+        if term["type"] == "literal" and term.get("datatype", "").rsplit("#", 1)[-1] in numbers.NUMERIC_TYPES:
             parsed = numbers.parse(term["value"])  # thousands separators, four significant digits
             shown = term["value"] if parsed is None else numbers.number(parsed)
             return Cell(shown, numeric=True, exact=term["value"] if shown != term["value"] else None)
@@ -350,7 +245,7 @@ class Views:
             return None
         name = labels(self.store, [iri]).get(iri, slug)
         read = {"system": self.system, "site": self.site, "org": self.organisation, "part": self.part,
-                "source": self.source}.get(kind, self.generic)
+                "source": self.source, "country": self.country}.get(kind, self.generic)
         context = {"kind": kind, "iri": iri, "heading": None if kind == "system" else self.heading(iri),
                    **read(iri)}
         alternates = {u: TWIN_TYPES[s] for s, u in urls.twins(kind, slug).items()}
@@ -361,14 +256,15 @@ class Views:
     def exists(self, iri: str) -> bool:
         return bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}"))
 
-    def heading(self, iri: str) -> Heading:
-        rows = self.select(f"SELECT ?read WHERE {{ {iri_ref(iri)} hpc:read ?read }}")
-        name = labels(self.store, [iri]).get(iri, short(iri))
-        return Heading(name, [r["read"].value for r in rows])
-
     def system(self, iri: str) -> dict[str, object]:
         page = system_page(self.store, iri, self.preamble())
         return {"page": page, "href": self.href, "history": None}  # the route adds the chart
+
+    def imported_editions(self) -> list[str]:
+        """The TOP500 editions (YYYY-MM) of this store generation, read once."""
+        if self._editions is None:
+            self._editions = imported_editions(self.store)
+        return self._editions
 
     def preamble(self) -> Preamble | None:
         """The dataset-wide figures every system page opens with, read once per store generation (graph-wide
@@ -379,102 +275,6 @@ class Views:
             if self._preamble is None:
                 self._preamble = read_preamble(self.store, Ontology.read(self.store))
             return self._preamble
-
-    def site(self, iri: str) -> dict[str, object]:
-        own = read_claims(self.store, about=[iri])
-        systems = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:site ; hpc:value {iri_ref(iri)} ."
-            " FILTER NOT EXISTS { ?c hpc:rank rank:deprecated } } ORDER BY ?s")]
-        derived = []
-        for claim in (c for c in own if c.derived):
-            inputs = read_claims(self.store, iris=claim.derived_from) if claim.derived_from else []
-            names = labels(self.store, [claim.property, claim.tier or ""] + [i.tier or "" for i in inputs])
-            derived.append(Derived(
-                property=names.get(claim.property, short(claim.property)),
-                value=self.value_cell(claim, {}),
-                weakest=names.get(claim.tier or "", short(claim.tier or "")),
-                tier_class=(claim.tier or "").rsplit("/", 1)[-1], claim=self.link(claim.iri, short(claim.iri)),
-                inputs=self.claims_table(inputs, show_about=True), note=claim.note))
-        return {"facts": self.claims_table([c for c in own if not c.derived]), "derived": derived,
-                "systems": self.links(systems)}
-
-    def organisation(self, iri: str) -> dict[str, object]:
-        e_iri = iri_ref(iri)
-        rollup = [r["p"].value for r in self.select(
-            f"SELECT ?p WHERE {{ {e_iri} hpc:rollsUpTo ?p FILTER(?p != {e_iri}) }}")]
-        predecessors = [r["o"].value for r in self.select(
-            f"SELECT DISTINCT ?o WHERE {{ ?c hpc:about ?o ; hpc:property ?p ; hpc:value {e_iri} . "
-            "?p a hpc:LineageProperty }")]
-        operated = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
-            "?s a hpc:System }")]
-        sites = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
-            "?s a/rdfs:subClassOf* hpc:Site }")]
-        tickers = [r["t"].value for r in self.select(f"SELECT ?t WHERE {{ {e_iri} hpc:ticker ?t }} ORDER BY ?t")]
-        supplied = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:supplierAtBuild ; "
-            f"hpc:value {e_iri} . ?cmp hpc:componentOf ?s }}")]
-        return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "rollup": self.links(rollup),
-                "predecessors": self.links(predecessors), "operated": self.links(operated),
-                "sites": self.links(sites), "tickers": tickers, "supplied": self.links(supplied)}
-
-    def part(self, iri: str) -> dict[str, object]:
-        used = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:partModel ; "
-            f"hpc:value {iri_ref(iri)} . ?cmp hpc:componentOf ?s }}")]
-        return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "used": self.links(used)}
-
-    def source(self, iri: str) -> dict[str, object]:
-        e_iri = iri_ref(iri)
-        meta = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o FILTER(?p != rdf:type) }} ORDER BY ?p")
-        names = labels(self.store, [r["p"].value for r in meta] + [
-            r["o"].value for r in meta if isinstance(r["o"], ox.NamedNode)])
-        # A TOP500 edition is the source of some 20,000 claims: the page lists the first CITED_SHOWN (by IRI,
-        # so the same ones each time) and links to the query that lists them all.
-        citing = f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}"
-        [total] = self.select(f"SELECT (COUNT(?c) AS ?n) WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")
-        cited = read_claims(self.store, iris=[r["c"].value for r in self.select(
-            f"{citing} ORDER BY ?c LIMIT {CITED_SHOWN}")])
-        checks = self.select(f"""SELECT ?chk ?when ?system ?result ?term ?count ?by WHERE {{
-            ?chk a hpc:SourceCheck ; prov:used {e_iri} .
-            OPTIONAL {{ ?chk prov:endedAtTime ?when }} OPTIONAL {{ ?chk hpc:checkedSystem ?system }}
-            OPTIONAL {{ ?chk hpc:checkResult ?result }} OPTIONAL {{ ?chk hpc:termFound ?term }}
-            OPTIONAL {{ ?chk hpc:countFound ?count }} OPTIONAL {{ ?chk hpc:checkedBy ?by }}
-        }} ORDER BY DESC(?when)""")
-        check_names = labels(self.store, [t.value for r in checks for t in r.values()
-                                          if isinstance(t, ox.NamedNode)])
-        return {"meta": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names)) for r in meta],
-                "checks": [[self.term(r.get(k), check_names) for k in
-                            ("when", "system", "result", "term", "count", "by", "chk")] for r in checks],
-                "cited": self.claims_table(cited, show_about=True), "cited_total": int(total["n"].value),
-                "all_cited": urls.query_editor(f"{citing} ORDER BY ?c")}
-
-    def generic(self, iri: str) -> dict[str, object]:
-        e_iri = iri_ref(iri)
-        out = self.select(f"SELECT ?p ?o WHERE {{ {e_iri} ?p ?o }} ORDER BY ?p")
-        inbound = self.select(f"SELECT ?s ?p WHERE {{ ?s ?p {e_iri} }} ORDER BY ?p LIMIT 500")
-        names = labels(self.store, [r["p"].value for r in out + inbound] + [
-            t.value for r in out + inbound for t in r.values() if isinstance(t, ox.NamedNode)])
-        return {"properties": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names))
-                               for r in out],
-                "claims": self.claims_table(read_claims(self.store, about=[iri])),
-                "inbound": [(self.term(r["s"], names), names.get(r["p"].value, short(r["p"].value)))
-                            for r in inbound]}
-
-
-CITED_SHOWN = 200  # claims listed on a source's page; the rest are one query away
-
-
-def short(iri: str) -> str:
-    """A compact name for an IRI: prefix:local when a project prefix covers it, else its last segment."""
-    for prefix, namespace in PREFIXES.items():
-        if iri.startswith(namespace) and prefix != "hpc":
-            return f"{prefix}:{iri[len(namespace):]}"
-    if iri.startswith(ONTOLOGY):
-        return iri[len(ONTOLOGY):]
-    return iri.rstrip("/").rsplit("/", 1)[-1]
-
 
 def json_dumps(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
