@@ -110,3 +110,20 @@ def test_anonymised_names_carry_codes_of_several_shapes():
     sites = Sites([])
     assert sites.choose(row("2016-06", 1, "Software Company (M) SA", country="Saudi Arabia"), None, "x").slug == \
         "top500-site-software-company-m-sa-saudi-arabia"
+
+
+def test_an_anonymised_site_renumbered_in_2011_is_one_site_through_its_renumbered_machine():
+    # "Geoscience (P)" was Site ID 2688 until 2011-06 and 49877 from 2011-11, its machine 10620 then 177239
+    # (top500_identity's renumbering): one machine under one lettered name is one site. Before, the machine's
+    # two System IDs hid that, and once they were tied the machine sat on two site records.
+    listed = [row("2011-06", 90, "Geoscience (P)", site_id="2688", system_id="10620"),
+              row("2011-11", 120, "Geoscience (P)", site_id="49877", system_id="177239"),
+              row("2011-06", 91, "Government", site_id="2700", system_id="10621"),
+              row("2011-11", 121, "Government", site_id="49900", system_id="177240")]
+    renumbered = {"10620": ("2011-06", "177239"), "10621": ("2011-06", "177240")}
+    sites = Sites(listed, renumbered=renumbered)
+    assert sites.canonical["2688"] == sites.canonical["49877"] == "49877"
+    # a name without its letter names no one site, renumbered machine or not
+    assert sites.canonical["2700"] != sites.canonical["49900"]
+    # without the renumbering there is no evidence
+    assert Sites(listed).canonical["2688"] == "2688"

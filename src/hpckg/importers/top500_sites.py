@@ -19,8 +19,10 @@ edition's import agrees), `Sites` gives each entry its site, each way with its b
   name follows the machine to the one better-founded record its other entries are at ("same system").
 
 Several Site IDs of one real site are one record (the latest listed ID's) where the evidence is exact: one
-machine listed under both IDs with the same site name in the same country (the list re-keyed the site, the
-machine did not move; an anonymised name is no such evidence); or one real (not anonymised) name in one
+machine (its System ID, an ID of before the 2011 renumbering read as the machine's later one) listed under
+both IDs with the same site name in the same country (the list re-keyed the site, the machine did not move;
+an anonymised name is such evidence only with its letter, "Geoscience (P)", not "Government"); or one real
+(not anonymised) name in one
 country whose IDs follow one another in time, never listed together (the list renumbered its sites in
 2011-11). Only that: a name several IDs carry at once ("Microsoft Azure", "AT&T") may be several sites, and
 two names of one organisation ("Lawrence Livermore National Laboratory", "DOE/NNSA/LLNL") are two sites as the
@@ -114,12 +116,15 @@ class SiteChoice:
 class Sites:
     """Site records for the entries of the editions in one folder."""
 
-    def __init__(self, listed: Iterable[Entry], folder: Path | None = None):
+    def __init__(self, listed: Iterable[Entry], folder: Path | None = None,
+                 renumbered: dict[str, tuple[str, str]] | None = None):
         """`listed`: the entries of the editions with Site IDs; `folder`: where every edition is read from to
-        find each record's latest name (none: records have no label of their own)."""
+        find each record's latest name (none: records have no label of their own); `renumbered`: old System
+        ID -> (the last edition listing it by that ID, the machine's later ID), top500_identity's."""
         self.folder = folder
+        self.renumbered = renumbered or {}
         listed = [entry for entry in listed if entry.site_id and entry.site_id.isdigit() and entry.site]
-        self.canonical = self._tie(listed)
+        self.canonical = self._tie(listed, self.machine_id)
         self.members: dict[str, set[str]] = {}
         for site_id, record in self.canonical.items():
             self.members.setdefault(record, set()).add(site_id)
@@ -132,17 +137,26 @@ class Sites:
             self.spans[record] = (min(first, entry.edition), max(final, entry.edition))
             self.by_name.setdefault((name_key(entry.site), entry.country), set()).add(record)
             if entry.system_id:
-                self.by_system.setdefault(entry.system_id, set()).add((record, name_key(entry.site), entry.country))
+                self.by_system.setdefault(self.machine_id(entry), set()).add(
+                    (record, name_key(entry.site), entry.country))
         self.record_names: dict[str, str] = {}  # slug -> the name the latest edition gives it
         self._by_machine: dict[tuple[str, str | None], dict[str, SiteChoice]] | None = None
+
+    def machine_id(self, entry: Entry) -> str | None:
+        """The entry's System ID, or for an ID of before the 2011 renumbering the machine's later one."""
+        last_edition, later = self.renumbered.get(entry.system_id or "", ("", None))
+        return later if later is not None and entry.edition <= last_edition else entry.system_id
 
     @classmethod
     def of_folder(cls, folder: Path) -> Sites:
         """The sites of every edition in `folder`, each edition read from the file the importer reads."""
-        return cls((entry for path in cls._edition_files(folder) for entry in entries_of(path)), folder)
+        files = cls._edition_files(folder)
+        renumbered = {old: (edition, identity.system_id) for old, (edition, identity)
+                      in identities_for(files[0]).renumbered().items()} if files else {}
+        return cls((entry for path in files for entry in entries_of(path)), folder, renumbered)
 
     @staticmethod
-    def _tie(listed: list[Entry]) -> dict[str, str]:
+    def _tie(listed: list[Entry], machine_id) -> dict[str, str]:
         """Site ID -> the Site ID of its record: IDs one machine was listed under with the same site name in
         the same country are one site, recorded under the ID listed last (ties: the smallest)."""
         parent: dict[str, str] = {e.site_id: e.site_id for e in listed}
@@ -155,10 +169,12 @@ class Sites:
 
         seen: dict[tuple[str, str, str | None], str] = {}
         for entry in listed:
-            # An anonymised name is no evidence: one machine may move between two "Government" sites.
-            if not entry.system_id or anonymised(entry.site) is not None:
+            # An anonymised name without its letter is no evidence: one machine may move between two
+            # "Government" sites. With its letter ("Geoscience (P)") it names one site, as a real name does.
+            hidden = anonymised(entry.site)
+            if not entry.system_id or (hidden is not None and hidden[1] is None):
                 continue
-            key = (entry.system_id, name_key(entry.site), entry.country)
+            key = (machine_id(entry), name_key(entry.site), entry.country)
             if key in seen:
                 parent[root(entry.site_id)] = root(seen[key])
             else:
