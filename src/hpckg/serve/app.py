@@ -44,6 +44,7 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -56,8 +57,9 @@ from hpckg.project import Project
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import charts, compare, lists, urls
+from hpckg.serve import charts, compare, diskcache, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
+from hpckg.serve.caching import PageCaching
 from hpckg.serve.contribute import ContributePage
 from hpckg.serve.entities import describe, summary
 from hpckg.serve.precompute import Prepared
@@ -312,7 +314,9 @@ class Service:
 
     def _prepare(self, views: Views) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
-        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project)
+        disk = diskcache.for_generation(self.settings.project.graphs.parent / "cache" / "pages",
+                                        views.store.generation_id(), writable=self.settings.update_token is not None)
+        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk)
         prepared.start()
         return prepared
 
@@ -369,6 +373,12 @@ class Service:
 
     def canned(self) -> dict[str, CannedQuery]:
         return {q.name: q for q in canned_queries(self.settings.project)}
+
+    def page_state(self) -> tuple[str, int, tuple[str, ...], bool]:
+        """What the pages' ETags are named by (hpckg.serve.caching): the generation served, its update
+        revision, the releases, and whether SPARQL Update may change the data."""
+        return (f"{self.generation_path}#{self.served_generation}", self.pool.generation,
+                tuple(self.publication.release_names()), self.settings.update_token is not None)
 
     def close(self) -> None:
         """Stop the query workers and close the store; safe to call more than once."""
@@ -714,10 +724,22 @@ class Routes:
     @guarded
     def home(self, request: Request) -> Response:
         service, headers = self.service, request.headers
-        documents = service.publication.home_documents(service.store, service.generation_path,
-                                                       absolute(headers, urls.SPARQL),
-                                                       lambda path: absolute(headers, path))
-        return html_response(service.views.home(service.stats, list(service.canned().values()), documents))
+        publication, prepared = service.publication, service.prepared
+        releases = publication.release_names()
+
+        def documents() -> list[dict | bytes]:
+            return publication.home_documents(service.store, service.generation_path,
+                                              lambda path: absolute(headers, path))
+        # The structured data reads the whole store (its time coverage: seconds on the full graph): kept per
+        # generation, host and set of releases, like the rest of the page's figures.
+        structured = prepared.get(f"home-documents:{absolute(headers, '/')}:{','.join(releases)}", documents,
+                                  kept=4, disk=DOCUMENTS_JSON)
+        return html_response(service.views.home(prepared.front(), releases[-1] if releases else None,
+                                                structured))  # type: ignore[arg-type]
+
+    @guarded
+    def queries(self, request: Request) -> Response:
+        return html_response(self.service.views.queries_page(list(self.service.canned().values())))
 
     @guarded
     def vocab(self, request: Request) -> Response:
@@ -1263,6 +1285,9 @@ class FastAnswers:
 
 
 CACHED = Answer(lane="cache")
+# The home page's JSON-LD documents (dicts, or serialized JSON-LD bytes) as JSON and back (Prepared.get).
+DOCUMENTS_JSON = (lambda docs: [d.decode("utf-8") if isinstance(d, bytes) else d for d in docs],  # type: ignore[union-attr]
+                  lambda data: [d.encode("utf-8") if isinstance(d, str) else d for d in data])  # type: ignore[union-attr]
 
 
 def server_timing(answer: Answer) -> dict[str, str]:
@@ -1393,6 +1418,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.DUMPS + "/{name}", routes.dump, methods=list(READ_METHODS)),
             Route(urls.RELEASES + "/{version}/{name}", routes.release, methods=list(READ_METHODS)),
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
+            Route(urls.QUERIES, routes.queries, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
@@ -1409,12 +1435,16 @@ def create_app(settings: Settings) -> Starlette:
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
         # FollowBuilds first: the fast answers below are keyed by the store generation it may switch.
-        middleware=[Middleware(NoSniff), Middleware(FollowBuilds, service=service),
+        # GZip outside everything that answers (files that carry their own Content-Encoding pass through);
+        # PageCaching inside Cors, so its 304s carry the CORS headers too.
+        middleware=[Middleware(NoSniff), Middleware(GZipMiddleware, minimum_size=1024, compresslevel=6),
+                    Middleware(FollowBuilds, service=service),
                     Middleware(FastAnswers, service=service),
                     Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
-                               expose_headers=EXPOSED.split(", "), max_age=86400)],
+                               expose_headers=EXPOSED.split(", "), max_age=86400),
+                    Middleware(PageCaching, state=service.page_state)],
         exception_handlers={HttpError: http_error, HTTPException: starlette_error},
         lifespan=lifespan,
     )

@@ -13,6 +13,7 @@ computed again after an update.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -20,23 +21,29 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from markupsafe import Markup
+
 from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, charts, editions, lists, urls, void
+from hpckg.serve import analytics, charts, editions, front, lists, urls, void
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
+from hpckg.serve.diskcache import GenerationCache
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
 logger = logging.getLogger("hpckg.serve")
+AS_IS = (lambda value: value, lambda value: value)  # figures that are JSON already (rows of str, int, float)
 EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 MB); the TOP500 has 63
 
 
 class Prepared:
     """One generation's precomputed figures, keyed by (what, update revision)."""
 
-    def __init__(self, views, revision: Callable[[], int], project: Project):
+    def __init__(self, views, revision: Callable[[], int], project: Project,
+                 disk: GenerationCache | None = None):
         self.views = views
+        self.disk = disk  # where figures are kept across restarts (hpckg.serve.diskcache), None: memory only
         self.project = project  # whose canned queries the charts and lists run
         self.store = views.store
         self.revision = revision
@@ -47,7 +54,10 @@ class Prepared:
         self._thread: threading.Thread | None = None
         self.closed = False
 
-    def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None) -> object:
+    def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
+            disk: tuple[Callable[[object], object], Callable[[object], object]] | None = None) -> object:
+        """The figure `what`, computed once; `disk`: (to JSON, from JSON) to keep it on disk for this
+        generation (only before any update: a revision of an updated store has no folder of its own)."""
         key = (what, self.revision())
         with self._lock:
             if key in self._values:
@@ -57,7 +67,11 @@ class Prepared:
             with self._lock:
                 if key in self._values:
                     return self._values[key]
-            value = compute()
+            value = self._from_disk(what, disk) if disk and key[1] == 0 else None
+            if value is None:
+                value = compute()
+                if disk and key[1] == 0 and self.disk is not None:
+                    self.disk.write(what, disk[0](value))
             with self._lock:
                 self._values[key] = value
                 self._locks.pop(key, None)
@@ -67,6 +81,16 @@ class Prepared:
                         del self._values[old]
             return value
 
+    def _from_disk(self, what: str, disk: tuple[Callable[[object], object], Callable[[object], object]]):
+        found = self.disk.read(what) if self.disk is not None else None
+        if found is None:
+            return None
+        try:
+            return disk[1](found)
+        except (KeyError, TypeError, ValueError) as error:  # written by another version of this module
+            logger.info("the cached %s does not read back (%s); computing it again", what, error)
+            return None
+
     def statistics(self) -> dict[str, int]:
         return self.get("statistics", lambda: void.statistics(self.store))  # type: ignore[return-value]
 
@@ -75,11 +99,11 @@ class Prepared:
         return self.get("machines", lambda: machine_pages(self.store))  # type: ignore[return-value]
 
     def top500_figures(self) -> dict[str, analytics.Rows]:
-        return self.get("top500-figures", lambda: analytics.top500_figures(self.store))  # type: ignore[return-value]
+        return self.get("top500-figures", lambda: analytics.top500_figures(self.store), disk=AS_IS)  # type: ignore[return-value]
 
     def edition(self, edition: str) -> list[dict[str, object]]:
         return self.get(f"edition:{edition}", lambda: editions.edition_rows(self.store, edition),
-                        kept=EDITIONS_KEPT)  # type: ignore[return-value]
+                        kept=EDITIONS_KEPT, disk=AS_IS)  # type: ignore[return-value]
 
     def charts(self, min_tier: str) -> tuple[list[charts.Chart], list[charts.Chart]]:
         """The charts page's charts drawn (SVG), with the tier switch's choice: the TOP500's over its editions
@@ -101,7 +125,7 @@ class Prepared:
                                                    editor(EPOCH_CLUSTERS), min_tier)
                      for key, name, heading in (("country", "country", "Country"), ("owners", "owner", "Owner"))]
             return top500, epoch
-        return self.get(f"charts:{min_tier}", draw)  # type: ignore[return-value]
+        return self.get(f"charts:{min_tier}", draw, disk=(charts_to_json, charts_from_json))  # type: ignore[return-value]
 
     def canned_rows(self, name: str) -> list[dict[str, object]]:
         """A canned query's rows (its defaults bound), run here on the page store: for a list whose query is
@@ -109,10 +133,21 @@ class Prepared:
         def run() -> list[dict[str, object]]:
             text = canned_query(self.project, name).bind()
             return lists.rows_from_results(json.loads(format_result(self.store.query(text, prefixes=False), "json")))
-        return self.get(f"canned:{name}", run)  # type: ignore[return-value]
+        return self.get(f"canned:{name}", run, disk=AS_IS)  # type: ignore[return-value]
+
+    def front(self) -> front.Front:
+        """The home page's figures (hpckg.serve.front)."""
+        def read() -> front.Front:
+            newest = self.edition_names()[:1]
+            return front.read(self.store, self.edition(newest[0]) if newest else [], newest[0] if newest else None,
+                              self.views.base_iri)
+        return self.get("front", read, disk=(lambda f: f.to_json(), front.Front.from_json))  # type: ignore[return-value, arg-type]
 
     def edition_names(self) -> list[str]:
         """The TOP500 editions in the store, newest first."""
+        return self.get("edition-names", self._edition_names, disk=AS_IS)  # type: ignore[return-value]
+
+    def _edition_names(self) -> list[str]:
         return [row["edition"].value for row in editions.select(self.store, """SELECT ?edition WHERE {
             ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued . BIND (STR(?issued) AS ?edition) }
             ORDER BY DESC(?edition)""")]
@@ -131,14 +166,13 @@ class Prepared:
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
+            ("home page", self.front),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
             ("sites, organisations and parts lists",
              lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
             ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
-            # Last: minutes on the full graph (counts of every class and tier), for the home page only.
-            ("statistics", self.statistics),
         ]
         began = time.perf_counter()
         for name, step in steps:
@@ -161,3 +195,12 @@ class Prepared:
             self._thread.join(timeout)
             return not self._thread.is_alive()
         return True
+
+
+def charts_to_json(drawn: tuple[list[charts.Chart], list[charts.Chart]]) -> list[list[dict]]:
+    return [[dataclasses.asdict(chart) for chart in group] for group in drawn]
+
+
+def charts_from_json(data: list[list[dict]]) -> tuple[list[charts.Chart], list[charts.Chart]]:
+    top500, epoch = ([charts.Chart(**{**chart, "svg": Markup(chart["svg"])}) for chart in group] for group in data)
+    return top500, epoch
