@@ -53,6 +53,7 @@ class Prepared:
         self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
         self._thread: threading.Thread | None = None
         self.closed = False
+        self.later: list[tuple[str, Callable[[], object]]] = []  # the server's own steps, run after warm()'s
 
     def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
             disk: tuple[Callable[[object], object], Callable[[object], object]] | None = None) -> object:
@@ -175,7 +176,7 @@ class Prepared:
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
         ]
         began = time.perf_counter()
-        for name, step in steps:
+        for name, step in steps + self.later:
             if self.closed:
                 return
             started = time.perf_counter()

@@ -138,6 +138,7 @@ class Views:
         self._search_index: SearchIndex | None = None
         self._preamble: Preamble | None = None
         self._search_lock = threading.Lock()
+        self._preamble_lock = threading.Lock()  # apart: a system page must not wait for the search index
 
     @property
     def search_index(self) -> SearchIndex:
@@ -377,7 +378,7 @@ class Views:
         queries taking seconds on the full graph); None on a writable store, where updates change them."""
         if not getattr(self.store, "read_only", False):
             return None
-        with self._search_lock:
+        with self._preamble_lock:
             if self._preamble is None:
                 self._preamble = read_preamble(self.store, Ontology.read(self.store))
             return self._preamble
@@ -385,7 +386,7 @@ class Views:
     def site(self, iri: str) -> dict[str, object]:
         own = read_claims(self.store, about=[iri])
         systems = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:site ; hpc:value {iri_ref(iri)} ."
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:value {iri_ref(iri)} ; hpc:property hpc:site ; hpc:about ?s ."
             " FILTER NOT EXISTS { ?c hpc:rank rank:deprecated } } ORDER BY ?s")]
         derived = []
         for claim in (c for c in own if c.derived):
@@ -401,30 +402,32 @@ class Views:
                 "systems": self.links(systems)}
 
     def organisation(self, iri: str) -> dict[str, object]:
+        # Each query starts from the claims whose value is this entity (one index range; Oxigraph keeps the
+        # written order here): from hpc:about, it read every claim of the graph (0.9 s each on the full graph).
         e_iri = iri_ref(iri)
         rollup = [r["p"].value for r in self.select(
             f"SELECT ?p WHERE {{ {e_iri} hpc:rollsUpTo ?p FILTER(?p != {e_iri}) }}")]
         predecessors = [r["o"].value for r in self.select(
-            f"SELECT DISTINCT ?o WHERE {{ ?c hpc:about ?o ; hpc:property ?p ; hpc:value {e_iri} . "
+            f"SELECT DISTINCT ?o WHERE {{ ?c hpc:value {e_iri} ; hpc:property ?p ; hpc:about ?o . "
             "?p a hpc:LineageProperty }")]
         operated = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:value {e_iri} ; hpc:property hpc:operator ; hpc:about ?s . "
             "?s a hpc:System }")]
         sites = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?s ; hpc:property hpc:operator ; hpc:value {e_iri} . "
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:value {e_iri} ; hpc:property hpc:operator ; hpc:about ?s . "
             "?s a/rdfs:subClassOf* hpc:Site }")]
         tickers = [r["t"].value for r in self.select(f"SELECT ?t WHERE {{ {e_iri} hpc:ticker ?t }} ORDER BY ?t")]
         supplied = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:supplierAtBuild ; "
-            f"hpc:value {e_iri} . ?cmp hpc:componentOf ?s }}")]
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:value {e_iri} ; hpc:property hpc:supplierAtBuild ; "
+            "hpc:about ?cmp . ?cmp hpc:componentOf ?s }")]
         return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "rollup": self.links(rollup),
                 "predecessors": self.links(predecessors), "operated": self.links(operated),
                 "sites": self.links(sites), "tickers": tickers, "supplied": self.links(supplied)}
 
     def part(self, iri: str) -> dict[str, object]:
         used = [r["s"].value for r in self.select(
-            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:about ?cmp ; hpc:property hpc:partModel ; "
-            f"hpc:value {iri_ref(iri)} . ?cmp hpc:componentOf ?s }}")]
+            f"SELECT DISTINCT ?s WHERE {{ ?c hpc:value {iri_ref(iri)} ; hpc:property hpc:partModel ; "
+            "hpc:about ?cmp . ?cmp hpc:componentOf ?s }")]
         return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "used": self.links(used)}
 
     def source(self, iri: str) -> dict[str, object]:
