@@ -10,6 +10,7 @@ docs/benchmarks.md with --write.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -101,20 +102,18 @@ def run(store: Path, visits: int, label: str, timeout: float) -> list[dict]:
     return rows
 
 
-def table(runs: dict[str, list[dict]], visits: int) -> str:
+def table(runs: dict[str, list[dict]]) -> str:
     names = list(runs)
-    head = "| page | status | bytes sent | " + " | ".join(
-        f"{n}: first | {n}: p50 | {n}: p99" for n in names) + " |"
-    lines = [head, "|" + "---|" * (3 + 3 * len(names))]
-    for i, row in enumerate(runs[names[0]]):
-        sized = max(runs[n][i]["bytes"] for n in names)
-        cells = [f"`{row['path']}`", str(row["status"]), f"{sized:,} B"]
+    head = "| page | " + " | ".join(f"{n}: first | p50 | p99 | bytes sent" for n in names) + " |"
+    lines = [head, "|---|" + "--:|" * (4 * len(names))]
+    for i, row in enumerate(runs[names[-1]]):
+        cells = [f"`{row['path']}`" + ("" if row["status"] == 200 else f" ({row['status']})")]
         for n in names:
             r = runs[n][i]
             if r["status"] == "timeout":
-                cells += [f"> {r['first'] / 1000:,.0f} s", "-", "-"]
+                cells += [f"> {r['first'] / 1000:,.0f} s", "-", "-", "-"]
             else:
-                cells += [f"{r['first']:,.0f} ms", f"{r['p50']:,.1f} ms", f"{r['p99']:,.1f} ms"]
+                cells += [f"{r['first']:,.0f} ms", f"{r['p50']:,.1f} ms", f"{r['p99']:,.1f} ms", f"{r['bytes']:,}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -127,13 +126,20 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the table to docs/benchmarks.md")
     parser.add_argument("--label", default="", help="a note for the table's heading (e.g. 'before')")
     parser.add_argument("--no-cold", action="store_true", help="keep the page cache (only the restart run)")
+    parser.add_argument("--save", type=Path, help="write this run's rows as JSON (for --before)")
+    parser.add_argument("--before", type=Path, help="an earlier --save, shown as the table's first columns")
     args = parser.parse_args()
     cache = ROOT / ".hpckg" / "cache" / "pages"
     runs: dict[str, list[dict]] = {}
+    if args.before:  # an earlier run's rows (--save), e.g. of the code before a change, as the first columns
+        runs.update(json.loads(args.before.read_text()))
     if not args.no_cold:
         shutil.rmtree(cache, ignore_errors=True)
         runs["cold start"] = run(args.store, args.visits, "cold", args.timeout)
     runs["restart"] = run(args.store, args.visits, "restart", args.timeout)
+    if args.save:
+        args.save.write_text(json.dumps({f"{args.label} {name}".strip(): rows for name, rows in runs.items()
+                                         if not args.before or name not in json.loads(args.before.read_text())}))
     load = os.getloadavg()
     body = (f"## Page latency on the full graph (bench/page_bench.py){' ' + args.label if args.label else ''}\n\n"
             f"`.venv/bin/python bench/page_bench.py STORE --visits {args.visits} --write` starts `hpckg serve` on "
@@ -143,7 +149,7 @@ def main() -> None:
             "server on the same generation, which finds the first one's cache on disk.\n\n"
             f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores shared with other "
             f"engineers' jobs (load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} at the end).\n\n"
-            + table(runs, args.visits))
+            + table(runs))
     print(body)
     if args.write:
         replace_section(ROOT / "docs" / "benchmarks.md", "page-bench", body)

@@ -82,7 +82,8 @@ def test_the_home_pages_figures_are_kept_on_disk_for_their_generation_only(tmp_p
         kept = json.loads(written.read_text())
         kept["top"][0]["name"] = "Read back from disk"
         written.write_text(json.dumps(kept))
-        again = Prepared(Views(store, BASE), lambda: 0, session_project(), GenerationCache(tmp_path, store.generation_id()))
+        restarted = GenerationCache(tmp_path, store.generation_id())
+        again = Prepared(Views(store, BASE), lambda: 0, session_project(), restarted)
         assert again.front().top[0].name == "Read back from disk"
         # Another generation has a folder of its own; a writable store (SPARQL Update) keeps nothing on disk.
         other = GenerationCache(tmp_path, store.generation_id() + "-another-build")
@@ -116,3 +117,22 @@ def test_pages_and_twins_are_gzipped_tagged_and_revalidated_with_304(website_cli
     # A query's answer may differ between two runs (RAND, NOW): the protocol's answers carry no page tag.
     answer = website_client.get(urls.sparql("SELECT (RAND() AS ?r) {}"), headers={"Accept": "application/json"})
     assert answer.status_code == 200 and "ETag" not in answer.headers
+
+
+def test_a_canned_query_at_its_defaults_is_answered_once_per_build_and_kept_on_disk(website_client):
+    prepared = website_client.app.state.service.prepared
+    assert prepared.disk is not None  # a read-only store: its figures are kept on disk
+    page = website_client.get(urls.canned("acme-total"), headers=HTML)
+    download = website_client.get(urls.canned("acme-total", "csv"))
+    assert page.status_code == 200 and download.status_code == 200
+    kept = prepared.disk.read("canned-answer:acme-total.json")
+    assert kept and kept[0].startswith("application/sparql-results+json")
+    document = json.loads(kept[2])
+    assert document["results"]["bindings"] and '<table class="results">' in page.text
+    assert all(name in text(page.text) for name in document["head"]["vars"])
+    assert prepared.disk.read("canned-answer:acme-total.csv")[2] == download.text
+    # With arguments, a query is the visitor's own: answered, not kept.
+    website_client.get(urls.canned("accelerators-by-country", params={"min_tier": "reported"}), headers=HTML)
+    prefix = "canned-answer_accelerators-by-country."
+    kept_answers = {p.name for p in prepared.disk.folder.iterdir() if p.name.startswith(prefix)}
+    assert kept_answers <= {prepared.disk.path("canned-answer:accelerators-by-country.json").name}

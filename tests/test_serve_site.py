@@ -217,7 +217,8 @@ def test_update_with_the_token(tmp_path):
         assert answer.get("boolean") is True, answer  # the workers see the update
         machines = re.compile(r"([\d,]+) machines at")
         before = int(machines.search(text(http.get(urls.home()).text)).group(1).replace(",", ""))
-        assert http.post(urls.sparql(), content="INSERT DATA { <https://example.org/m> a <https://w3id.org/hpckg/ontology#System> }", headers={
+        machine = "INSERT DATA { <https://example.org/m> a <https://w3id.org/hpckg/ontology#System> }"
+        assert http.post(urls.sparql(), content=machine, headers={
             "Content-Type": "application/sparql-update", "Authorization": "Bearer s3cret"}).status_code == 204
         after = int(machines.search(text(http.get(urls.home()).text)).group(1).replace(",", ""))
         assert after == before + 1  # the home page's figures computed again after the update

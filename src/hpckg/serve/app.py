@@ -306,17 +306,12 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
-    @property
-    def stats(self) -> dict[str, int]:
-        """The home page's counts, computed with the generation's other figures (seconds on the full graph:
-        the server's start and a switch to a new build do not wait for them)."""
-        return self.prepared.statistics()
-
     def _prepare(self, views: Views) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
         disk = diskcache.for_generation(self.settings.project.graphs.parent / "cache" / "pages",
                                         views.store.generation_id(), writable=self.settings.update_token is not None)
         prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk)
+        prepared.early.append(("home page's structured data", lambda: self.home_documents(prepared)))
         prepared.later.append(("ready-made queries' answers", lambda: self.warm_canned(prepared)))
         prepared.start()
         return prepared
@@ -383,6 +378,13 @@ class Service:
             return [answer.media_type, answer.form, answer.body.decode("utf-8")]
         media_type, form, body = prepared.get(f"canned-answer:{name}.{fmt}", run, disk=AS_IS)  # type: ignore[misc]
         return Answer(body.encode("utf-8"), media_type, form, lane="cache")
+
+    def home_documents(self, prepared: Prepared) -> list[dict | bytes]:
+        """The home page's JSON-LD with HOST_MARK where this server's URL goes (a request puts in its own),
+        kept per generation and set of releases: it reads the whole store (its time coverage)."""
+        releases = self.publication.release_names()
+        return prepared.get(f"home-documents:{','.join(releases)}", lambda: self.publication.home_documents(
+            self.store, self.generation_path, lambda path: HOST_MARK + path), kept=4, disk=DOCUMENTS_JSON)  # type: ignore[return-value]
 
     def warm_canned(self, prepared: Prepared) -> None:
         """Answer every canned query that runs without arguments, at its defaults, ahead of visitors: through the
@@ -760,14 +762,10 @@ class Routes:
         service, headers = self.service, request.headers
         publication, prepared = service.publication, service.prepared
         releases = publication.release_names()
-
-        def documents() -> list[dict | bytes]:
-            return publication.home_documents(service.store, service.generation_path,
-                                              lambda path: absolute(headers, path))
-        # The structured data reads the whole store (its time coverage: seconds on the full graph): kept per
-        # generation, host and set of releases, like the rest of the page's figures.
-        structured = prepared.get(f"home-documents:{absolute(headers, '/')}:{','.join(releases)}", documents,
-                                  kept=4, disk=DOCUMENTS_JSON)
+        marked = service.home_documents(prepared)
+        here = absolute(headers, "")
+        structured = [json.loads(json.dumps(d).replace(HOST_MARK, here)) if isinstance(d, dict)
+                      else d.replace(HOST_MARK.encode(), here.encode()) for d in marked]  # type: ignore[union-attr]
         return html_response(service.views.home(prepared.front(), releases[-1] if releases else None,
                                                 structured))  # type: ignore[arg-type]
 
@@ -1327,6 +1325,8 @@ class FastAnswers:
 
 
 CACHED = Answer(lane="cache")
+# Where this server's URL goes in the home page's JSON-LD, kept per generation for every host.
+HOST_MARK = "http://hpckg-server.invalid"
 # The home page's JSON-LD documents (dicts, or serialized JSON-LD bytes) as JSON and back (Prepared.get).
 DOCUMENTS_JSON = (lambda docs: [d.decode("utf-8") if isinstance(d, bytes) else d for d in docs],  # type: ignore[union-attr]
                   lambda data: [d.encode("utf-8") if isinstance(d, str) else d for d in data])  # type: ignore[union-attr]

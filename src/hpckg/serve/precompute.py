@@ -1,9 +1,10 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
 preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
-list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), the sites, organisations
-and parts lists, the charts page drawn (with and without leads), every older edition's list, and the home
-page's statistics.
+list (hpckg.serve.editions), the home page's figures (hpckg.serve.front), Epoch AI's clusters (the rows of
+epoch-clusters-list), the sites, organisations and parts lists, the charts page drawn (with and without
+leads), every older edition's list, and (the server's own steps) the answers of the canned queries at their
+defaults. Figures given a JSON form are kept on disk per generation too (hpckg.serve.diskcache).
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -26,7 +27,7 @@ from markupsafe import Markup
 from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, charts, editions, front, lists, urls, void
+from hpckg.serve import analytics, charts, editions, front, lists, urls
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.diskcache import GenerationCache
 
@@ -53,7 +54,9 @@ class Prepared:
         self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
         self._thread: threading.Thread | None = None
         self.closed = False
-        self.later: list[tuple[str, Callable[[], object]]] = []  # the server's own steps, run after warm()'s
+        # The server's own steps: `early` right after the home page's figures, `later` after everything else.
+        self.early: list[tuple[str, Callable[[], object]]] = []
+        self.later: list[tuple[str, Callable[[], object]]] = []
 
     def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
             disk: tuple[Callable[[object], object], Callable[[object], object]] | None = None) -> object:
@@ -92,12 +95,11 @@ class Prepared:
             logger.info("the cached %s does not read back (%s); computing it again", what, error)
             return None
 
-    def statistics(self) -> dict[str, int]:
-        return self.get("statistics", lambda: void.statistics(self.store))  # type: ignore[return-value]
-
     def machines(self) -> dict[str, OneMachine]:
         """The records that are one machine with another's (hpckg.page.machine), for the lists' "also in"."""
-        return self.get("machines", lambda: machine_pages(self.store))  # type: ignore[return-value]
+        return self.get("machines", lambda: machine_pages(self.store), disk=(  # type: ignore[return-value]
+            lambda found: {iri: [one.page, one.records] for iri, one in found.items()},  # type: ignore[attr-defined]
+            lambda data: {iri: OneMachine(page, records) for iri, (page, records) in data.items()}))  # type: ignore[attr-defined]
 
     def top500_figures(self) -> dict[str, analytics.Rows]:
         return self.get("top500-figures", lambda: analytics.top500_figures(self.store), disk=AS_IS)  # type: ignore[return-value]
@@ -162,12 +164,13 @@ class Prepared:
         steps: list[tuple[str, Callable[[], object]]] = [
             # The chart renderer's runtime starts in a second or two, once per process.
             ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
+            ("home page", self.front),  # first: the front door, a few seconds on the full graph
+            *self.early,
             ("search index", lambda: self.views.search_index),
             ("records of one machine", self.machines),
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
-            ("home page", self.front),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
             ("sites, organisations and parts lists",
              lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
