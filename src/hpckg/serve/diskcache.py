@@ -58,6 +58,7 @@ class GenerationCache:
 
     def write(self, name: str, value: object) -> None:
         """Write one document atomically; best effort (a full disk or a read-only folder only costs time)."""
+        partial = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / "generation.txt").write_text(self.identity + "\n", encoding="utf-8")
@@ -65,8 +66,10 @@ class GenerationCache:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 json.dump(value, file, ensure_ascii=False, separators=(",", ":"))
             os.replace(partial, self.path(name))
-        except (OSError, TypeError, ValueError) as error:
+        except (OSError, TypeError, ValueError) as error:  # TypeError: a value JSON cannot hold
             logger.info("could not keep the %s on disk: %s", name, error)
+            if partial is not None:
+                Path(partial).unlink(missing_ok=True)
 
     def touch_and_prune(self) -> None:
         """Mark this generation's folder as used now and remove all but the KEPT most recently used."""
