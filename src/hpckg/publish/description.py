@@ -125,9 +125,12 @@ class Coverage:
 
 def coverage(store: AnyStore) -> Coverage:
     """The countries named by country facts or claims, and the earliest and latest as-of date of a claim."""
+    # The countries first, each once, then their codes and labels: joined the other way round it took 270 s on
+    # the full graph (every country fact and claim joined with every label), this way a second.
     countries = sorted({(row["code"].value, row["name"].value) for row in store.query("""
         SELECT ?code (SAMPLE(?label) AS ?name) WHERE {
-          { ?s hpc:country ?country } UNION { ?claim hpc:property hpc:country ; hpc:value ?country }
+          { SELECT DISTINCT ?country WHERE {
+              { ?s hpc:country ?country } UNION { ?claim hpc:property hpc:country ; hpc:value ?country } } }
           ?country skos:notation ?code ; rdfs:label ?label } GROUP BY ?code""")})
     row = next(iter(store.query("""
         SELECT (MIN(?day) AS ?start) (MAX(?day) AS ?end) WHERE {

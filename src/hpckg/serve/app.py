@@ -44,6 +44,7 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -56,11 +57,12 @@ from hpckg.project import Project
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import charts, compare, lists, urls
+from hpckg.serve import charts, compare, diskcache, lists, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
+from hpckg.serve.caching import PageCaching
 from hpckg.serve.contribute import ContributePage
 from hpckg.serve.entities import describe, summary
-from hpckg.serve.precompute import Prepared
+from hpckg.serve.precompute import AS_IS, Prepared
 from hpckg.serve.publication import EXTENSIONS, Publication, accepts_gzip, file_response, release_media_type
 from hpckg.serve.remote import FOLLOW_SECONDS, is_url
 from hpckg.serve.responses import (
@@ -304,15 +306,13 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
-    @property
-    def stats(self) -> dict[str, int]:
-        """The home page's counts, computed with the generation's other figures (seconds on the full graph:
-        the server's start and a switch to a new build do not wait for them)."""
-        return self.prepared.statistics()
-
     def _prepare(self, views: Views) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
-        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project)
+        disk = diskcache.for_generation(self.settings.project.graphs.parent / "cache" / "pages",
+                                        views.store.generation_id(), writable=self.settings.update_token is not None)
+        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk)
+        prepared.early.append(("home page's structured data", lambda: self.home_documents(prepared)))
+        prepared.later.append(("ready-made queries' answers", lambda: self.warm_canned(prepared)))
         prepared.start()
         return prepared
 
@@ -369,6 +369,52 @@ class Service:
 
     def canned(self) -> dict[str, CannedQuery]:
         return {q.name: q for q in canned_queries(self.settings.project)}
+
+    def canned_answer(self, client: str, prepared: Prepared, name: str, text: str, fmt: str) -> Answer:
+        """A canned query's answer at its defaults (the one every link to it shows), kept with the generation's
+        figures, on disk too: 23 s for accelerators-by-country on the full graph, once per build."""
+        def run() -> list[str]:
+            answer = self.run(client, Job(text, fmt, "ttl"))
+            return [answer.media_type, answer.form, answer.body.decode("utf-8")]
+        media_type, form, body = prepared.get(f"canned-answer:{name}.{fmt}", run, disk=AS_IS)  # type: ignore[misc]
+        return Answer(body.encode("utf-8"), media_type, form, lane="cache")
+
+    def home_documents(self, prepared: Prepared) -> list[dict | bytes]:
+        """The home page's JSON-LD with HOST_MARK where this server's URL goes (a request puts in its own),
+        kept per generation and set of releases: it reads the whole store (its time coverage)."""
+        releases = self.publication.release_names()
+        return prepared.get(f"home-documents:{','.join(releases)}", lambda: self.publication.home_documents(
+            self.store, self.generation_path, lambda path: HOST_MARK + path), kept=4, disk=DOCUMENTS_JSON)  # type: ignore[return-value]
+
+    def warm_canned(self, prepared: Prepared) -> None:
+        """Answer every canned query that runs without arguments, at its defaults, ahead of visitors: through the
+        query workers' slow lane under the time limit (one at a time, so visitors keep the other workers),
+        skipping what fails."""
+        for query in self.canned().values():
+            if prepared.closed:
+                return
+            try:
+                text = query.bind({})
+            except InputError:
+                continue  # it needs an argument (a system, an edition): no default page to prepare
+            job = Job(text, "json", "ttl")
+            job.service_checked, job.max_results = self.settings.allow_service, self.settings.max_results
+
+            def run(job: Job = job) -> list[str]:
+                answer = self.pool.run(job, timeout=self.settings.timeout, slow=True)
+                if answer.status != 200:
+                    raise HttpError(answer.status, answer.code, answer.message)
+                return [answer.media_type, answer.form, answer.body.decode("utf-8")]
+            try:
+                prepared.get(f"canned-answer:{query.name}.json", run, disk=AS_IS)
+            except Exception as error:  # noqa: BLE001 - a query over the limits stays a visitor's to run
+                logger.info("precomputing the canned query %s failed: %s", query.name, error)
+
+    def page_state(self) -> tuple[str, int, tuple[str, ...], bool]:
+        """What the pages' ETags are named by (hpckg.serve.caching): the generation served, its update
+        revision, the releases, and whether SPARQL Update may change the data."""
+        return (f"{self.generation_path}#{self.served_generation}", self.pool.generation,
+                tuple(self.publication.release_names()), self.settings.update_token is not None)
 
     def close(self) -> None:
         """Stop the query workers and close the store; safe to call more than once."""
@@ -714,10 +760,18 @@ class Routes:
     @guarded
     def home(self, request: Request) -> Response:
         service, headers = self.service, request.headers
-        documents = service.publication.home_documents(service.store, service.generation_path,
-                                                       absolute(headers, urls.SPARQL),
-                                                       lambda path: absolute(headers, path))
-        return html_response(service.views.home(service.stats, list(service.canned().values()), documents))
+        publication, prepared = service.publication, service.prepared
+        releases = publication.release_names()
+        marked = service.home_documents(prepared)
+        here = absolute(headers, "")
+        structured = [json.loads(json.dumps(d).replace(HOST_MARK, here)) if isinstance(d, dict)
+                      else d.replace(HOST_MARK.encode(), here.encode()) for d in marked]  # type: ignore[union-attr]
+        return html_response(service.views.home(prepared.front(), releases[-1] if releases else None,
+                                                structured))  # type: ignore[arg-type]
+
+    @guarded
+    def queries(self, request: Request) -> Response:
+        return html_response(self.service.views.queries_page(list(self.service.canned().values())))
 
     @guarded
     def vocab(self, request: Request) -> Response:
@@ -743,15 +797,23 @@ class Routes:
             text = query.bind(params)
         except InputError as error:
             raise HttpError(400, "invalid-parameter", str(error)) from None
+        service = self.service
+        defaults = not params  # the answer every link to the query shows: kept per generation (canned_answer)
         if ext:
             if ext not in ("csv", "json", "tsv", "xml"):
                 raise HttpError(404, "unknown-format", f"{ref}: download a canned query as .csv or .json")
-            answer = self.service.run(client, Job(text, ext, "ttl"))
+            answer = (service.canned_answer(client, service.prepared, name, text, ext) if defaults
+                      else service.run(client, Job(text, ext, "ttl")))
             filename = f"{name}.{ext if answer.form != 'triples' else 'ttl'}"
             return respond(200, answer.body, answer.media_type,
                            {"Content-Disposition": f'inline; filename="{filename}"'})
         try:
-            results = self.results_html(client, text)
+            if defaults:
+                answer = service.canned_answer(client, service.prepared, name, text, "json")
+                results = (service.views.results(json.loads(answer.body)) if answer.form != "triples"
+                           else f"<pre>{html.escape(answer.body.decode('utf-8'))}</pre>")
+            else:
+                results = self.results_html(client, text)
         except HttpError as error:
             if error.status == 429:
                 raise
@@ -1266,6 +1328,11 @@ class FastAnswers:
 
 
 CACHED = Answer(lane="cache")
+# Where this server's URL goes in the home page's JSON-LD, kept per generation for every host.
+HOST_MARK = "http://hpckg-server.invalid"
+# The home page's JSON-LD documents (dicts, or serialized JSON-LD bytes) as JSON and back (Prepared.get).
+DOCUMENTS_JSON = (lambda docs: [d.decode("utf-8") if isinstance(d, bytes) else d for d in docs],  # type: ignore[union-attr]
+                  lambda data: [d.encode("utf-8") if isinstance(d, str) else d for d in data])  # type: ignore[union-attr]
 
 
 def server_timing(answer: Answer) -> dict[str, str]:
@@ -1396,6 +1463,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.DUMPS + "/{name}", routes.dump, methods=list(READ_METHODS)),
             Route(urls.RELEASES + "/{version}/{name}", routes.release, methods=list(READ_METHODS)),
             Route(urls.STORE, routes.graph_store, methods=list(READ_METHODS)),
+            Route(urls.QUERIES, routes.queries, methods=list(READ_METHODS)),
             Route(urls.QUERIES + "/{ref}", routes.canned, methods=list(READ_METHODS)),
             Route(urls.VOCAB, routes.vocab, methods=list(READ_METHODS)),
             Route(urls.LISTS, routes.lists, methods=list(READ_METHODS)),
@@ -1412,12 +1480,16 @@ def create_app(settings: Settings) -> Starlette:
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),
         ],
         # FollowBuilds first: the fast answers below are keyed by the store generation it may switch.
-        middleware=[Middleware(NoSniff), Middleware(FollowBuilds, service=service),
+        # GZip outside everything that answers (files that carry their own Content-Encoding pass through);
+        # PageCaching inside Cors, so its 304s carry the CORS headers too.
+        middleware=[Middleware(NoSniff), Middleware(GZipMiddleware, minimum_size=1024, compresslevel=6),
+                    Middleware(FollowBuilds, service=service),
                     Middleware(FastAnswers, service=service),
                     Middleware(HttpVersions),
                     Middleware(Cors, allow_origins=["*"], allow_methods=[*SPARQL_METHODS, "OPTIONS"],
                                allow_headers=["Accept", "Authorization", "Content-Type"],
-                               expose_headers=EXPOSED.split(", "), max_age=86400)],
+                               expose_headers=EXPOSED.split(", "), max_age=86400),
+                    Middleware(PageCaching, state=service.page_state)],
         exception_handlers={HttpError: http_error, HTTPException: starlette_error},
         lifespan=lifespan,
     )

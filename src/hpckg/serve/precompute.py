@@ -1,9 +1,10 @@
 """What the website computes once per store generation, started in the background when the server opens a
 generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
 preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
-list (hpckg.serve.editions), Epoch AI's clusters (the rows of epoch-clusters-list), the sites, organisations
-and parts lists, the charts page drawn (with and without leads), every older edition's list, and the home
-page's statistics.
+list (hpckg.serve.editions), the home page's figures (hpckg.serve.front), Epoch AI's clusters (the rows of
+epoch-clusters-list), the sites, organisations and parts lists, the charts page drawn (with and without
+leads), every older edition's list, and (the server's own steps) the answers of the canned queries at their
+defaults. Figures given a JSON form are kept on disk per generation too (hpckg.serve.diskcache).
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -13,6 +14,7 @@ computed again after an update.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -20,23 +22,29 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
+from markupsafe import Markup
+
 from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, charts, editions, lists, urls, void
+from hpckg.serve import analytics, charts, editions, front, lists, urls
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
+from hpckg.serve.diskcache import GenerationCache
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
 logger = logging.getLogger("hpckg.serve")
+AS_IS = (lambda value: value, lambda value: value)  # figures that are JSON already (rows of str, int, float)
 EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 MB); the TOP500 has 63
 
 
 class Prepared:
     """One generation's precomputed figures, keyed by (what, update revision)."""
 
-    def __init__(self, views, revision: Callable[[], int], project: Project):
+    def __init__(self, views, revision: Callable[[], int], project: Project,
+                 disk: GenerationCache | None = None):
         self.views = views
+        self.disk = disk  # where figures are kept across restarts (hpckg.serve.diskcache), None: memory only
         self.project = project  # whose canned queries the charts and lists run
         self.store = views.store
         self.revision = revision
@@ -46,8 +54,14 @@ class Prepared:
         self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
         self._thread: threading.Thread | None = None
         self.closed = False
+        # The server's own steps: `early` right after the home page's figures, `later` after everything else.
+        self.early: list[tuple[str, Callable[[], object]]] = []
+        self.later: list[tuple[str, Callable[[], object]]] = []
 
-    def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None) -> object:
+    def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
+            disk: tuple[Callable[[object], object], Callable[[object], object]] | None = None) -> object:
+        """The figure `what`, computed once; `disk`: (to JSON, from JSON) to keep it on disk for this
+        generation (only before any update: a revision of an updated store has no folder of its own)."""
         key = (what, self.revision())
         with self._lock:
             if key in self._values:
@@ -57,7 +71,11 @@ class Prepared:
             with self._lock:
                 if key in self._values:
                     return self._values[key]
-            value = compute()
+            value = self._from_disk(what, disk) if disk and key[1] == 0 else None
+            if value is None:
+                value = compute()
+                if disk and key[1] == 0 and self.disk is not None:
+                    self.disk.write(what, disk[0](value))
             with self._lock:
                 self._values[key] = value
                 self._locks.pop(key, None)
@@ -67,19 +85,28 @@ class Prepared:
                         del self._values[old]
             return value
 
-    def statistics(self) -> dict[str, int]:
-        return self.get("statistics", lambda: void.statistics(self.store))  # type: ignore[return-value]
+    def _from_disk(self, what: str, disk: tuple[Callable[[object], object], Callable[[object], object]]):
+        found = self.disk.read(what) if self.disk is not None else None
+        if found is None:
+            return None
+        try:
+            return disk[1](found)
+        except (KeyError, TypeError, ValueError) as error:  # written by another version of this module
+            logger.info("the cached %s does not read back (%s); computing it again", what, error)
+            return None
 
     def machines(self) -> dict[str, OneMachine]:
         """The records that are one machine with another's (hpckg.page.machine), for the lists' "also in"."""
-        return self.get("machines", lambda: machine_pages(self.store))  # type: ignore[return-value]
+        return self.get("machines", lambda: machine_pages(self.store), disk=(  # type: ignore[return-value]
+            lambda found: {iri: [one.page, one.records] for iri, one in found.items()},  # type: ignore[attr-defined]
+            lambda data: {iri: OneMachine(page, records) for iri, (page, records) in data.items()}))  # type: ignore[attr-defined]
 
     def top500_figures(self) -> dict[str, analytics.Rows]:
-        return self.get("top500-figures", lambda: analytics.top500_figures(self.store))  # type: ignore[return-value]
+        return self.get("top500-figures", lambda: analytics.top500_figures(self.store), disk=AS_IS)  # type: ignore[return-value]
 
     def edition(self, edition: str) -> list[dict[str, object]]:
         return self.get(f"edition:{edition}", lambda: editions.edition_rows(self.store, edition),
-                        kept=EDITIONS_KEPT)  # type: ignore[return-value]
+                        kept=EDITIONS_KEPT, disk=AS_IS)  # type: ignore[return-value]
 
     def charts(self, min_tier: str) -> tuple[list[charts.Chart], list[charts.Chart]]:
         """The charts page's charts drawn (SVG), with the tier switch's choice: the TOP500's over its editions
@@ -101,7 +128,7 @@ class Prepared:
                                                    editor(EPOCH_CLUSTERS), min_tier)
                      for key, name, heading in (("country", "country", "Country"), ("owners", "owner", "Owner"))]
             return top500, epoch
-        return self.get(f"charts:{min_tier}", draw)  # type: ignore[return-value]
+        return self.get(f"charts:{min_tier}", draw, disk=(charts_to_json, charts_from_json))  # type: ignore[return-value]
 
     def canned_rows(self, name: str) -> list[dict[str, object]]:
         """A canned query's rows (its defaults bound), run here on the page store: for a list whose query is
@@ -109,10 +136,21 @@ class Prepared:
         def run() -> list[dict[str, object]]:
             text = canned_query(self.project, name).bind()
             return lists.rows_from_results(json.loads(format_result(self.store.query(text, prefixes=False), "json")))
-        return self.get(f"canned:{name}", run)  # type: ignore[return-value]
+        return self.get(f"canned:{name}", run, disk=AS_IS)  # type: ignore[return-value]
+
+    def front(self) -> front.Front:
+        """The home page's figures (hpckg.serve.front)."""
+        def read() -> front.Front:
+            newest = self.edition_names()[:1]
+            return front.read(self.store, self.edition(newest[0]) if newest else [], newest[0] if newest else None,
+                              self.views.base_iri)
+        return self.get("front", read, disk=(lambda f: f.to_json(), front.Front.from_json))  # type: ignore[return-value, arg-type]
 
     def edition_names(self) -> list[str]:
         """The TOP500 editions in the store, newest first."""
+        return self.get("edition-names", self._edition_names, disk=AS_IS)  # type: ignore[return-value]
+
+    def _edition_names(self) -> list[str]:
         return [row["edition"].value for row in editions.select(self.store, """SELECT ?edition WHERE {
             ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued . BIND (STR(?issued) AS ?edition) }
             ORDER BY DESC(?edition)""")]
@@ -126,6 +164,8 @@ class Prepared:
         steps: list[tuple[str, Callable[[], object]]] = [
             # The chart renderer's runtime starts in a second or two, once per process.
             ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
+            ("home page", self.front),  # first: the front door, a few seconds on the full graph
+            *self.early,
             ("search index", lambda: self.views.search_index),
             ("records of one machine", self.machines),
             ("preamble", self.views.preamble),
@@ -137,11 +177,9 @@ class Prepared:
             ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
-            # Last: minutes on the full graph (counts of every class and tier), for the home page only.
-            ("statistics", self.statistics),
         ]
         began = time.perf_counter()
-        for name, step in steps:
+        for name, step in steps + self.later:
             if self.closed:
                 return
             started = time.perf_counter()
@@ -161,3 +199,12 @@ class Prepared:
             self._thread.join(timeout)
             return not self._thread.is_alive()
         return True
+
+
+def charts_to_json(drawn: tuple[list[charts.Chart], list[charts.Chart]]) -> list[list[dict]]:
+    return [[dataclasses.asdict(chart) for chart in group] for group in drawn]
+
+
+def charts_from_json(data: list[list[dict]]) -> tuple[list[charts.Chart], list[charts.Chart]]:
+    top500, epoch = ([charts.Chart(**{**chart, "svg": Markup(chart["svg"])}) for chart in group] for group in data)
+    return top500, epoch

@@ -90,16 +90,14 @@ class Publication:
                 self._described = (key, triples)
             return self._described[1]
 
-    def home_documents(self, store: GraphStore, generation: Path, endpoint: str,
-                       absolute: Callable[[str], str]) -> list[dict | bytes]:
-        """The home page's structured data: the schema.org Dataset and the DCAT-AP description as JSON-LD,
-        computed once per store generation and host."""
+    def home_documents(self, store: GraphStore, generation: Path, absolute: Callable[[str], str]) -> list[dict | bytes]:
+        """The home page's structured data: the schema.org Dataset as JSON-LD, computed once per store generation
+        and host. The DCAT-AP description (150 KB on a two-edition store) is linked, not embedded: it is served
+        at /.well-known/void, which the page names in its <link rel="alternate">."""
         key = (str(generation), absolute("/"), *self.release_names())
-        triples = self.description(store, endpoint, absolute)
         with self._lock:
             if key not in self._documents:
-                self._documents = {key: [dataset_jsonld(store, self.settings, self.dumps(absolute)),
-                                         ox.serialize(triples, format=ox.RdfFormat.JSON_LD)]}
+                self._documents = {key: [dataset_jsonld(store, self.settings, self.dumps(absolute))]}
             return self._documents[key]
 
     def dump_file(self, store: GraphStore, generation: Path, fmt: RdfFormatInfo, *, compressed: bool,

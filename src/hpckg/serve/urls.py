@@ -27,6 +27,7 @@ SEARCH = "/search"
 CHARTS = "/charts"
 COMPARE = "/compare"
 CONTRIBUTE = "/contribute"
+STATISTICS = "/statistics"
 
 
 def home() -> str:
@@ -153,3 +154,13 @@ def search(text: str | None = None, format: str | None = None) -> str:
 def charts() -> str:
     """The TOP500 over its editions drawn: performance development, share by country and by vendor."""
     return CHARTS
+
+
+def queries() -> str:
+    """The ready-made (canned) queries, each with what it answers, its parameters and its downloads."""
+    return QUERIES
+
+
+def statistics() -> str:
+    """Statistics per TOP500 edition and over time (share by country, vendor, segment and more)."""
+    return STATISTICS

@@ -31,6 +31,7 @@ from hpckg.query import CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
 from hpckg.serve.compare import MOST, SYSTEM, Comparison
+from hpckg.serve.front import Front, rmax_text, share_text
 from hpckg.serve.lists import PAGE_SIZES, TIERS, figure_text, fraction, items
 from hpckg.serve.lists import Page as ListPage
 from hpckg.serve.search import Hit, SearchIndex
@@ -97,6 +98,7 @@ class Views(EntityReader):
         self._preamble: Preamble | None = None
         self._editions: list[str] | None = None
         self._search_lock = threading.Lock()
+        self._preamble_lock = threading.Lock()  # apart: a system page must not wait for the search index
 
     @property
     def search_index(self) -> SearchIndex:
@@ -123,14 +125,23 @@ class Views(EntityReader):
 
     # ---- home, queries, errors ----------------------------------------------------------------------
 
-    def home(self, stats: dict[str, int], canned: list[CannedQuery],
-             structured_data: list[dict | bytes] | None = None) -> Html:
-        systems = self.select("SELECT ?x WHERE { ?x a hpc:System } ORDER BY ?x")
-        sites = self.select("SELECT DISTINCT ?x WHERE { ?x a/rdfs:subClassOf* hpc:Site } ORDER BY ?x")
-        return Html("Home", "home.html", {
-            "stats": stats, "canned": canned, "systems": self.links([r["x"].value for r in systems]),
-            "sites": self.links([r["x"].value for r in sites])}, {urls.void(): "text/turtle"},
-            structured_data=structured_data or [])
+    def home(self, front: Front, latest_release: str | None, structured_data: list[dict | bytes] | None = None) -> Html:
+        return Html("Supercomputers and AI clusters", "home.html", {
+            "front": front, "countries": self.country_names(sorted({e.country for e in front.top if e.country})),
+            "latest_release": latest_release, "rmax": rmax_text, "share": share_text},
+            {urls.void(): "text/turtle"}, structured_data=structured_data or [])
+
+    def queries_page(self, canned: list[CannedQuery]) -> Html:
+        return Html("Ready-made queries", "queries.html", {"canned": canned})
+
+    def country_names(self, codes: list[str]) -> dict[str, str]:
+        """Country codes -> their English names (one query for the few the home page shows)."""
+        if not codes:
+            return {}
+        iris = " ".join(f"<{self.base_iri}id/country/{code}>" for code in codes)
+        rows = self.select(f"""SELECT ?x (MIN(STR(?l)) AS ?label) WHERE {{ VALUES ?x {{ {iris} }}
+            ?x rdfs:label ?l FILTER (LANGMATCHES(LANG(?l), "en") || LANG(?l) = "") }} GROUP BY ?x""")
+        return {r["x"].value.rsplit("/", 1)[-1]: r["label"].value for r in rows if "label" in r}
 
     def results(self, document: dict) -> str:
         """A SPARQL JSON results document as an HTML table (or a yes/no for ASK)."""
@@ -271,7 +282,7 @@ class Views(EntityReader):
         queries taking seconds on the full graph); None on a writable store, where updates change them."""
         if not getattr(self.store, "read_only", False):
             return None
-        with self._search_lock:
+        with self._preamble_lock:
             if self._preamble is None:
                 self._preamble = read_preamble(self.store, Ontology.read(self.store))
             return self._preamble

@@ -1,5 +1,5 @@
 """What the server says about itself: the SPARQL Service Description at GET /sparql, the VoID description
-at /.well-known/void, and the dataset statistics on the home page."""
+at /.well-known/void."""
 
 from __future__ import annotations
 
@@ -19,24 +19,6 @@ FORMATS = "http://www.w3.org/ns/formats/"
 VOID = PREFIXES["void"]
 FORMAT_IRIS = {"json": "SPARQL_Results_JSON", "xml": "SPARQL_Results_XML", "csv": "SPARQL_Results_CSV",
                "tsv": "SPARQL_Results_TSV", "ttl": "Turtle", "nt": "N-Triples", "jsonld": "JSON-LD"}
-
-COUNTED = {"systems": "hpc:System", "sites": "hpc:Site", "organisations": "hpc:Organisation",
-           "part models": "hpc:PartModel", "sources": "hpc:Source", "claims": "hpc:Claim",
-           "derived claims": "hpc:DerivedClaim", "source checks": "hpc:SourceCheck"}
-
-
-def statistics(store: GraphStore) -> dict[str, int]:
-    """Counts for the home page: triples, named graphs, entities by class, claims by tier."""
-    stats = {"triples": store.triple_count(), "named graphs": len(store.named_graphs())}
-    for name, cls in COUNTED.items():
-        row = next(iter(store.query(f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s a {cls} }}")))
-        stats[name] = int(row["n"].value)
-    for row in store.query("""SELECT ?label (COUNT(DISTINCT ?c) AS ?n) WHERE {
-            ?c a hpc:Claim ; hpc:tier ?t . ?t skos:prefLabel ?label ; hpc:tierRank ?r
-            FILTER(LANG(?label) = "en" || LANG(?label) = "") } GROUP BY ?label ?r ORDER BY DESC(?r)"""):
-        stats[f"{row['label'].value} claims"] = int(row["n"].value)
-    return stats
-
 
 def _n(iri: str) -> ox.NamedNode:
     return ox.NamedNode(iri)

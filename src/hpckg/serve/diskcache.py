@@ -1,0 +1,95 @@
+"""The website's precomputed figures kept on disk, one folder per store generation, so a server that restarts (or
+a second server on the same build) reads them back instead of computing them again: minutes on the full graph
+otherwise, during which the first visitors wait.
+
+A folder is named by a digest of the generation's identity (GraphStore.generation_id: the generation folder's
+absolute path, or a server's URL#generation) and of the code's version (FORMAT), so a figure is never read for
+another build than the one it was computed from, nor by code that computes it differently. Only read-only
+stores use it: a store that takes SPARQL Update changes without a new generation. Each file is JSON written to
+a temporary name and renamed into place (a reader sees a whole file or none); a file that cannot be read is
+computed again. Folders not used lately are removed (KEPT).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from hpckg import __version__
+
+logger = logging.getLogger("hpckg.serve")
+# Part of every folder's name with hpckg's version: raise it when a kept figure changes what it holds, so
+# no server reads what an older version of the code computed.
+FORMAT = 1
+KEPT = 4  # generation folders kept: the one served, the previous build's, and other servers' on this project
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class GenerationCache:
+    """JSON documents computed from one store generation, in `root`/<digest of the identity>/."""
+
+    def __init__(self, root: Path, identity: str):
+        self.root = root
+        keyed = f"{identity}\n{__version__}\n{FORMAT}"
+        self.folder = root / hashlib.sha256(keyed.encode("utf-8")).hexdigest()[:24]
+        self.identity = identity
+
+    def path(self, name: str) -> Path:
+        safe = _UNSAFE.sub("_", name)
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]  # two names the substitution merges
+        return self.folder / f"{safe[:80]}-{digest}.json"
+
+    def read(self, name: str) -> object | None:
+        try:
+            text = self.path(name).read_text(encoding="utf-8")
+        except OSError:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            logger.info("the cached %s is damaged; computing it again", name)
+            return None
+
+    def write(self, name: str, value: object) -> None:
+        """Write one document atomically; best effort (a full disk or a read-only folder only costs time)."""
+        partial = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            (self.folder / "generation.txt").write_text(self.identity + "\n", encoding="utf-8")
+            handle, partial = tempfile.mkstemp(dir=self.folder, prefix=".partial-")
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(value, file, ensure_ascii=False, separators=(",", ":"))
+            os.replace(partial, self.path(name))
+        except (OSError, TypeError, ValueError) as error:  # TypeError: a value JSON cannot hold
+            logger.info("could not keep the %s on disk: %s", name, error)
+            if partial is not None:
+                Path(partial).unlink(missing_ok=True)
+
+    def touch_and_prune(self) -> None:
+        """Mark this generation's folder as used now and remove all but the KEPT most recently used."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            os.utime(self.folder)
+            folders = sorted((p for p in self.root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime,
+                             reverse=True)
+        except OSError:
+            return
+        for old in folders[KEPT:]:
+            if old != self.folder:
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def for_generation(cache_root: Path | None, identity: str, *, writable: bool) -> GenerationCache | None:
+    """The disk cache of one generation, or None where figures must not outlive the process (a writable store,
+    an in-memory one, or no cache folder)."""
+    if cache_root is None or writable or identity == "memory":
+        return None
+    cache = GenerationCache(cache_root, identity)
+    cache.touch_and_prune()
+    return cache
