@@ -157,3 +157,28 @@ def test_hpckg_new_says_which_imported_records_have_the_name_already(tmp_path):
     completed = run_hpckg("new", "system", "Equinox 2031", "--operator", "Argonne National Laboratory",
                           "--country", "US", "--out-dir", str(tmp_path), cwd=project)
     assert completed.returncode == 0 and "already has" not in text(completed)[1]
+
+
+def test_the_index_is_kept_on_disk_for_its_generation_and_answers_the_same_read_back(tmp_path):
+    # The index took 13 s to build on the full graph at every server start: it is kept with the other figures.
+    import stores
+    from hpckg.namespaces import BASE
+    from hpckg.serve.diskcache import GenerationCache
+    from hpckg.serve.precompute import Prepared
+    from hpckg.serve.views import Views
+    from hpckg.store import Store
+
+    from conftest import session_project
+
+    store = Store(stores.website().store, read_only=True)
+    try:
+        cache = GenerationCache(tmp_path, store.generation_id())
+        built = Prepared(Views(store, BASE), lambda: 0, session_project(), cache).search_index()
+        assert cache.read("search-index")["named"]
+        read_back = Prepared(Views(store, BASE), lambda: 0, session_project(),
+                             GenerationCache(tmp_path, store.generation_id())).search_index()
+        assert read_back is not built
+        for typed in ("frontier", "frontir", "el capitan llnl", "germany", "jupiter"):
+            assert read_back.search(typed) == built.search(typed), typed
+    finally:
+        store.close()

@@ -830,9 +830,10 @@ class Routes:
         if not limit.isdigit() or not 0 < int(limit) <= 100:
             raise HttpError(400, "invalid-parameter", f"limit is a whole number from 1 to 100, not {limit!r}")
         views = self.service.views
-        hits = views.search_index.search(text, int(limit)) if text else []
+        index = self.service.prepared.search_index()
+        hits = index.search(text, int(limit)) if text else []
         # a typo: the hits are of the text with its unknown words replaced, and the answer says which
-        searched = views.search_index.suggest(text) if hits and hits[0].match == "close" else None
+        searched = index.suggest(text) if hits and hits[0].match == "close" else None
         accept = request.headers.get("accept", "")
         if request.url.path.endswith(".json") or (not wants_html(accept) and "application/json" in accept):
             document = {"query": text, "searched": searched or text, "count": len(hits), "results": [
@@ -903,7 +904,8 @@ class Routes:
             raise HttpError(404, "unknown-format", f"the comparison is served as HTML, .csv or .json, not .{ext}")
         views, client = self.service.views, client_of(request)
         text = (first(request.query_params, "q") or "").strip()[:200]
-        hits = [h for h in views.search_index.search(text, 20) if h.entity.kind == "system"] if text else []
+        hits = [h for h in self.service.prepared.search_index().search(text, 20)
+                if h.entity.kind == "system"] if text else []
         slugs: list[str] = []
         try:
             slugs = compare.slugs_of(request.query_params.getlist("system"))

@@ -85,6 +85,7 @@ class SearchIndex:
         IRI, a name of its site, operator, country or vendor) pairs."""
         # One machine, one result: a record found by any of its names stands for its machine's page.
         self.machines = machines or {}
+        self.named, self.context = list(named), list(context)  # what to_json keeps
         self.entities: list[Entity] = []
         self.names: list[str] = []  # parallel to entities: one (entity, name) pair per position
         self.by_key: dict[str, list[int]] = {}
@@ -125,7 +126,8 @@ class SearchIndex:
                      for other, dataset in machine.others(iri))
 
     @classmethod
-    def from_store(cls, store: GraphStore) -> SearchIndex:
+    def from_store(cls, store: GraphStore, machines: dict[str, OneMachine] | None = None) -> SearchIndex:
+        """The index of a store's names; `machines`: its records of one machine, when already read."""
         entities: dict[str, Entity] = {}
         named: list[tuple[Entity, str]] = []
         for row in store.query(ENTITIES_QUERY):
@@ -149,7 +151,17 @@ class SearchIndex:
         context = [(row["system"].value, name) for query in (CONTEXT_QUERY, VENDOR_QUERY)
                    for row in store.query(query) for name in names_of.get(row["other"].value, ())]
         named = [(Entity(e.iri, e.kind, shown.get(e.iri, e.label)), name) for e, name in named]
-        return cls(named, machine_pages(store), context)
+        return cls(named, machine_pages(store) if machines is None else machines, context)
+
+    def to_json(self) -> dict:
+        """What the index is built from, as JSON (kept on disk per store generation: hpckg.serve.diskcache)."""
+        return {"named": [[e.iri, e.kind, e.label, name] for e, name in self.named],
+                "context": [list(pair) for pair in self.context]}
+
+    @classmethod
+    def from_json(cls, data: dict, machines: dict[str, OneMachine] | None = None) -> SearchIndex:
+        return cls([(Entity(iri, kind, label), name) for iri, kind, label, name in data["named"]], machines,
+                   [(iri, name) for iri, name in data["context"]])
 
     def __len__(self) -> int:
         return len(self.names)

@@ -34,7 +34,7 @@ from hpckg.serve.compare import MOST, SYSTEM, Comparison
 from hpckg.serve.front import Front, rmax_text, share_text
 from hpckg.serve.lists import PAGE_SIZES, TIERS, figure_text, fraction, items
 from hpckg.serve.lists import Page as ListPage
-from hpckg.serve.search import Hit, SearchIndex
+from hpckg.serve.search import Hit
 from hpckg.serve.sparql import json_term_text
 
 if TYPE_CHECKING:
@@ -94,20 +94,9 @@ class Views(EntityReader):
     def __init__(self, store: GraphStore, base_iri: str):
         super().__init__(store)
         self.base_iri = base_iri
-        self._search_index: SearchIndex | None = None
         self._preamble: Preamble | None = None
         self._editions: list[str] | None = None
-        self._search_lock = threading.Lock()
-        self._preamble_lock = threading.Lock()  # apart: a system page must not wait for the search index
-
-    @property
-    def search_index(self) -> SearchIndex:
-        """The names of this store generation's systems, sites, organisations and parts, indexed once (a new
-        build comes with new Views, so with a new index)."""
-        with self._search_lock:
-            if self._search_index is None:
-                self._search_index = SearchIndex.from_store(self.store)
-            return self._search_index
+        self._preamble_lock = threading.Lock()
 
     def search_page(self, text: str, hits: list[Hit], searched: str | None = None) -> Html:
         return Html(f"Search: {text}" if text else "Search", "search.html",
