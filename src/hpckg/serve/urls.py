@@ -27,6 +27,7 @@ SEARCH = "/search"
 CHARTS = "/charts"
 COMPARE = "/compare"
 CONTRIBUTE = "/contribute"
+STATISTICS = "/statistics"
 
 
 def home() -> str:
@@ -153,3 +154,20 @@ def search(text: str | None = None, format: str | None = None) -> str:
 def charts() -> str:
     """The TOP500 over its editions drawn: performance development, share by country and by vendor."""
     return CHARTS
+
+
+def statistics() -> str:
+    """The TOP500's statistics: every edition (those top500.org has but the data lacks named), over time."""
+    return STATISTICS
+
+
+def edition_statistics(edition: str, format: str | None = None) -> str:
+    """One TOP500 edition's statistics (shares by country, vendor, segment, parts; Green500 and HPCG), or its
+    .json twin (every table)."""
+    return f"{STATISTICS}/top500/{quote(edition)}" + (f".{format}" if format else "")
+
+
+def statistics_table(edition: str, table: str, format: str | None = None) -> str:
+    """One table of an edition's statistics in full (table: country, vendor, green500 ...), or its .csv/.json
+    twin."""
+    return f"{STATISTICS}/top500/{quote(edition)}/{quote(table)}" + (f".{format}" if format else "")
