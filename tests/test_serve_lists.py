@@ -192,3 +192,45 @@ def test_a_source_cited_by_thousands_of_claims_lists_the_first_and_links_to_all(
     link = re.search(r'<a href="([^"]+)">All [\d,]+ in the query editor</a>', response.text).group(1)
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(html.unescape(link)).query)["query"][0]
     assert source in query and "hadPrimarySource" in query
+
+
+def test_filters_show_how_many_rows_each_choice_leaves(web):
+    page = web.get(urls.top500_list("2025-06"), headers=HTML).text
+    document = web.get(urls.top500_list("2025-06", "json")).json()
+    germany = sum(1 for row in document["rows"] if row.get("country") == "DE")
+    assert f'<option value="DE">DE ({germany})</option>' in page
+    assert document["facets"]["country"]["DE"] == germany
+    # A facet counts what the other filters leave: Germany's systems by today's vendor.
+    chosen = web.get(urls.top500_list("2025-06", "json", {"country": "DE"})).json()
+    by_vendor = chosen["facets"]["parents"]
+    assert sum(by_vendor.values()) >= chosen["count"] and max(by_vendor.values()) <= chosen["count"]
+    assert chosen["facets"]["country"]["US"] > 0  # the country facet itself still counts every country
+
+
+def test_numeric_range_filters_bound_a_column(web):
+    every = web.get(urls.top500_list("2025-06", "json")).json()["rows"]
+    bounded = web.get(urls.top500_list("2025-06", "json", {"min_rmaxTflops": "10000", "max_rmaxTflops": "100000"}))
+    assert bounded.status_code == 200, bounded.text
+    rows = bounded.json()["rows"]
+    assert rows and all(10000 <= row["rmaxTflops"] <= 100000 for row in rows)
+    assert len(rows) == sum(1 for row in every if 10000 <= row["rmaxTflops"] <= 100000)
+    page = web.get(urls.top500_list("2025-06", params={"min_rmaxTflops": "10000", "per": "25"}), headers=HTML).text
+    assert 'name="min_rmaxTflops" value="10000"' in page and "min_rmaxTflops=10000" in html.unescape(page)
+    # A date's year bounds Epoch's "operational since".
+    recent = web.get(urls.epoch_clusters("json", {"min_since": "2024"})).json()["rows"]
+    assert recent and all(int(str(row["since"])[:4]) >= 2024 for row in recent)
+    assert web.get(urls.top500_list("2025-06", "json", {"min_cores": "many"})).status_code == 400
+
+
+def test_epoch_clusters_are_sorted_largest_first_by_default(web):
+    rows = web.get(urls.epoch_clusters("json")).json()["rows"]
+    sizes = [row["h100Equivalents"] for row in rows if row.get("h100Equivalents") is not None]
+    assert sizes == sorted(sizes, reverse=True) and len(sizes) > 100
+
+
+def test_the_lists_page_names_the_editions_the_data_lacks(web):
+    views = web.app.state.service.views
+    page = views.lists_index([{"edition": "2023-06"}, {"edition": "2022-06"}]).render()
+    assert 'href="https://top500.org/lists/top500/2022/11/"' in page and "2022-11 on top500.org" in page
+    # The website's store holds two editions with none between them: nothing to name.
+    assert 'id="absent-editions"' not in web.get(urls.lists(), headers=HTML).text
