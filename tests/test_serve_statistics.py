@@ -134,3 +134,21 @@ def test_the_statistics_page_lists_every_edition_over_time(web):
     assert rows[0]["entries"] == 500 and rows[0]["country"][0] == "United States"
     chosen = web.get(urls.statistics() + "?edition=2024-11")
     assert chosen.status_code == 303 and chosen.headers["location"] == urls.edition_statistics("2024-11")
+
+
+def test_a_share_over_time_has_a_row_per_edition_from_each_editions_table(web):
+    assert web.app.state.service.prepared.wait(900), "the background precompute did not finish"
+    document = web.get(urls.statistics_trend("country", "json")).json()
+    assert document["pending"] == []
+    for edition in ("2025-06", "2024-11"):
+        per_edition = web.get(urls.statistics_table(edition, "country", "json")).json()["rows"]
+        assert [{k: v for k, v in row.items() if k != "edition"} for row in document["rows"]
+                if row["edition"] == edition] == per_edition
+    page = web.get(urls.statistics_trend("country", measure="systems"), headers=HTML)
+    assert page.status_code == 200, page.text
+    rows = re.findall(r'<tr><th scope="row"><a href="[^"]+">(\d{4}-\d{2})</a></th>(.*?)</tr>', page.text, re.S)
+    assert [edition for edition, _ in rows] == ["2025-06", "2024-11"]
+    cells = [int(c.replace(",", "") or 0) for c in re.findall(r'<td class="num">([^<]*)</td>', rows[0][1])]
+    assert sum(cells) == 500  # the leading countries' systems and the others'
+    assert web.get(urls.statistics_trend("green500")).status_code == 404  # a ranking has no shares over time
+    assert web.get(urls.statistics_trend("country", measure="nonsense")).status_code == 400

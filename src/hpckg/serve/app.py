@@ -982,6 +982,39 @@ class Routes:
         return html_response(statistics.edition_page(edition, found, editions, self.editor_url,
                                                      self.service.views.href, table))
 
+    @guarded
+    def statistics_trend(self, request: Request) -> Response:
+        """/statistics/TABLE (?measure=sharePercent|systemsPercent|systems), and its .csv/.json twins: a share
+        table over the editions, from each edition's precomputed rows (those not computed yet are named)."""
+        name, _, ext = request.path_params["table"].partition(".")
+        table = statistics.TABLES.get(name)
+        if table is None or table.ranking:
+            shares = ", ".join(t.name for t in statistics.SHARES)
+            raise HttpError(404, "unknown-table", f"no share table {name!r} over time; tables: {shares}")
+        measure = first(request.query_params, "measure") or "sharePercent"
+        if measure not in statistics.MEASURES:
+            raise HttpError(400, "invalid-parameter", f"measure is one of {', '.join(statistics.MEASURES)}, "
+                            f"not {measure!r}")
+        prepared = self.service.prepared
+        editions = prepared.edition_names()
+        computed = {e: prepared.ready(f"statistics:{e}") for e in editions}
+        if editions and computed[editions[0]] is None:  # the newest, at least (seconds)
+            computed[editions[0]] = prepared.edition_statistics(editions[0])
+        found = {e: done[table.name] for e, done in computed.items() if isinstance(done, dict)}
+        pending = [e for e in editions if e not in found]
+        if ext == "csv":
+            keys = ("edition", *statistics.columns(table))
+            return respond(200, statistics.rows_csv(keys, statistics.trend_rows(found)), "text/csv",
+                           {"Content-Disposition": f'inline; filename="{table.query}-over-time.csv"'})
+        if ext == "json":
+            return respond(200, statistics.json_bytes({
+                "table": table.name, "title": table.title, "query": self.editor_url(table.query, {}),
+                "pending": pending, "rows": statistics.trend_rows(found)}), "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", f"a table over time is served as HTML, .csv or .json, not .{ext}")
+        return html_response(statistics.trend_page(statistics.trend(table, found, measure, pending),
+                                                   self.editor_url, self.service.views.href))
+
     def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
         """The rows a canned query answers, its declared parameters bound (checked against their types);
         kept per store generation, so sorting or paging a list again does not run its query again."""
@@ -1467,6 +1500,7 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.STATISTICS, routes.statistics, methods=list(READ_METHODS)),
             Route(urls.STATISTICS + ".json", routes.statistics, methods=list(READ_METHODS)),
             Route(urls.STATISTICS + "/top500/{edition}", routes.edition_statistics, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS + "/{table}", routes.statistics_trend, methods=list(READ_METHODS)),
             Route(urls.STATISTICS + "/top500/{edition}/{table}", routes.edition_statistics,
                   methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),

@@ -130,9 +130,12 @@ def columns(table: Table) -> tuple[str, ...]:
 
 
 def csv_bytes(table: Table, rows: Rows) -> bytes:
+    return rows_csv(columns(table), rows)
+
+
+def rows_csv(keys: tuple[str, ...], rows: Rows) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
-    keys = columns(table)
     writer.writerow(keys)
     for row in rows:
         writer.writerow(["" if row.get(k) is None else row[k] for k in keys])
@@ -205,3 +208,55 @@ def absent_page(edition: str, editions: list[str], what: str) -> Html:
     """The page of an edition top500.org has published that the configured data lacks (what: list, statistics)."""
     return Html(f"TOP500 {edition}: not in this dataset", "absent_edition.html", {
         "edition": edition, "top500_org": top500_org_list(edition), "editions": editions, "what": what})
+
+
+# ---- over time ------------------------------------------------------------------------------------------
+
+SHOWN_CATEGORIES = 8  # columns of an over-time table; the rest are summed as "others"
+MEASURES = {"sharePercent": "share of Rmax (%)", "systemsPercent": "share of systems (%)", "systems": "systems"}
+
+
+@dataclass
+class Trend:
+    """A share table over the editions: the leading categories (key, label) as columns, one row per edition
+    (newest first) with each category's figure and the rest's, and the editions not computed yet."""
+
+    table: Table
+    measure: str
+    categories: list[tuple[str, str]]
+    rows: list[tuple[str, list[float | int | None], float | int]]
+    pending: list[str]
+
+
+def trend(table: Table, found: dict[str, Rows], measure: str, pending: list[str]) -> Trend:
+    """`found` maps each edition computed so far to the table's rows: the categories with the largest figures
+    summed over the editions lead."""
+    totals: dict[str, float] = {}
+    labels: dict[str, str] = {}
+    for rows in found.values():
+        for row in rows:
+            key = str(row["key"])
+            totals[key] = totals.get(key, 0.0) + float(row.get(measure) or 0)  # type: ignore[arg-type]
+            labels.setdefault(key, str(row.get("label") or key))
+    leading = sorted(totals, key=lambda k: (-totals[k], labels[k]))[:SHOWN_CATEGORIES]
+    out = []
+    for edition in sorted(found, reverse=True):
+        figures = {str(row["key"]): row.get(measure) for row in found[edition]}
+        shown = [figures.get(key) for key in leading]
+        rest = sum(float(v or 0) for k, v in figures.items() if k not in leading)  # type: ignore[arg-type]
+        out.append((edition, shown, round(rest, 2) if measure != "systems" else int(rest)))  # type: ignore[arg-type]
+    return Trend(table, measure, [(k, labels[k]) for k in leading], out, pending)
+
+
+def trend_rows(found: dict[str, Rows]) -> Rows:
+    """Every edition's rows of a table, newest first, each with its edition: the over-time twins' rows."""
+    return [{"edition": edition, **row} for edition in sorted(found, reverse=True) for row in found[edition]]
+
+
+def trend_page(result: Trend, editor: Callable[[str, dict[str, str]], str], href: Callable[[str], str]) -> Html:
+    name = result.table.name
+    twins = {fmt: urls.statistics_trend(name, fmt) for fmt in ("csv", "json")}
+    return Html(f"TOP500 over time: {result.table.title}", "statistics_trend.html", {
+        "trend": result, "twins": twins, "query_url": editor(result.table.query, {}), "href": href,
+        "measures": MEASURES, "tables": SHARES},
+        {twins["csv"]: "text/csv", twins["json"]: "application/json"})

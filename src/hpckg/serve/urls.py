@@ -171,3 +171,9 @@ def statistics_table(edition: str, table: str, format: str | None = None) -> str
     """One table of an edition's statistics in full (table: country, vendor, green500 ...), or its .csv/.json
     twin."""
     return f"{STATISTICS}/top500/{quote(edition)}/{quote(table)}" + (f".{format}" if format else "")
+
+
+def statistics_trend(table: str, format: str | None = None, measure: str | None = None) -> str:
+    """One share table over every edition (table: country, vendor ...), or its .csv/.json twin."""
+    return with_query(f"{STATISTICS}/{quote(table)}" + (f".{format}" if format else ""),
+                      {"measure": measure} if measure else {})
