@@ -56,8 +56,9 @@ def test_an_editions_share_by_country_counts_its_files_country_column(web):
     assert table["tier"] == "reported"  # every TOP500 figure is read from the list's own file
 
 
-def test_segment_and_accelerator_tables_count_every_entry_once(web):
-    for name, column in (("segment", "Segment"), ("accelerator", "Accelerator/Co-Processor")):
+def test_segment_family_and_accelerator_tables_count_every_entry_once(web):
+    for name, column in (("segment", "Segment"), ("accelerator", "Accelerator/Co-Processor"),
+                         ("processor-family", "Processor Technology"), ("interconnect-family", "Interconnect Family")):
         rows = web.get(urls.statistics_table("2025-06", name, "json")).json()["rows"]
         named = Counter(c for (c,) in file_column("TOP500_202506.xlsx", column) if c not in (None, "None", ""))
         assert sum(r["systems"] for r in rows) == 500

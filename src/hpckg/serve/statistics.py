@@ -1,7 +1,7 @@
 """The website's statistics of a TOP500 edition, as top500.org gives them: the edition's share by country, vendor
-at build, vendor parent today, segment, processor, accelerator and interconnect (entries and Σ Rmax, each as a
-share), and its entries ranked by energy efficiency (GF/W, the Green500's measure) and by HPCG where its file
-has those columns.
+at build, vendor parent today, segment, processor family and model, accelerator, interconnect family and model
+(entries and Σ Rmax, each as a share), and its entries ranked by energy efficiency (GF/W, the Green500's
+measure) and by HPCG where its file has those columns.
 
 Each table is the answer of one canned query (queries/top500-edition-by-*.rq, top500-green500.rq,
 top500-hpcg.rq), its edition bound as a parameter: the query is the table's definition, linked as "the SPARQL
@@ -50,8 +50,10 @@ SHARES = (
     Table("top500-edition-by-vendor", "Vendors at build", "Vendor at build"),
     Table("top500-edition-by-vendor-parent", "Vendors today (parent company)", "Vendor today"),
     Table("top500-edition-by-segment", "Segments", "Segment"),
+    Table("top500-edition-by-processor-family", "Processor families", "Processor family"),
     Table("top500-edition-by-processor", "Processors", "Processor"),
     Table("top500-edition-by-accelerator", "Accelerators and co-processors", "Accelerator"),
+    Table("top500-edition-by-interconnect-family", "Interconnect families", "Interconnect family"),
     Table("top500-edition-by-interconnect", "Interconnects", "Interconnect"),
 )
 RANKINGS = (
