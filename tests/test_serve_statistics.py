@@ -153,3 +153,14 @@ def test_a_share_over_time_has_a_row_per_edition_from_each_editions_table(web):
     assert sum(cells) == 500  # the leading countries' systems and the others'
     assert web.get(urls.statistics_trend("green500")).status_code == 404  # a ranking has no shares over time
     assert web.get(urls.statistics_trend("country", measure="nonsense")).status_code == 400
+
+
+def test_an_edition_the_data_lacks_keeps_its_row_over_time():
+    rows = {"2022-06": [{"key": "US", "label": "United States", "sharePercent": 60.0},
+                        {"key": "JP", "label": "Japan", "sharePercent": 40.0}],
+            "2023-06": [{"key": "US", "label": "United States", "sharePercent": 55.0}]}
+    result = statistics.trend(statistics.TABLES["country"], rows, "sharePercent", [], ["2022-11"])
+    assert [edition for edition, _, _ in result.rows] == ["2023-06", "2022-11", "2022-06"]
+    assert result.rows[1][1] is None and result.categories[0] == ("US", "United States")
+    page = statistics.trend_page(result, lambda name, params: "/query", lambda iri: iri).render()
+    assert 'href="https://top500.org/lists/top500/2022/11/"' in page

@@ -1012,7 +1012,8 @@ class Routes:
                 "pending": pending, "rows": statistics.trend_rows(found)}), "application/json")
         if ext:
             raise HttpError(404, "unknown-format", f"a table over time is served as HTML, .csv or .json, not .{ext}")
-        return html_response(statistics.trend_page(statistics.trend(table, found, measure, pending),
+        absent = statistics.absent_editions(editions)
+        return html_response(statistics.trend_page(statistics.trend(table, found, measure, pending, absent),
                                                    self.editor_url, self.service.views.href))
 
     def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:

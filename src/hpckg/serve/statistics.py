@@ -226,13 +226,15 @@ class Trend:
     table: Table
     measure: str
     categories: list[tuple[str, str]]
-    rows: list[tuple[str, list[float | int | None], float | int]]
+    # (edition, figures, the rest's), or for an edition top500.org has that the data lacks (edition, None, None)
+    rows: list[tuple[str, list[float | int | None] | None, float | int | None]]
     pending: list[str]
 
 
-def trend(table: Table, found: dict[str, Rows], measure: str, pending: list[str]) -> Trend:
+def trend(table: Table, found: dict[str, Rows], measure: str, pending: list[str],
+          absent: list[str] | None = None) -> Trend:
     """`found` maps each edition computed so far to the table's rows: the categories with the largest figures
-    summed over the editions lead."""
+    summed over the editions lead. The `absent` editions get a row saying so, in their place."""
     totals: dict[str, float] = {}
     labels: dict[str, str] = {}
     for rows in found.values():
@@ -241,8 +243,11 @@ def trend(table: Table, found: dict[str, Rows], measure: str, pending: list[str]
             totals[key] = totals.get(key, 0.0) + float(row.get(measure) or 0)  # type: ignore[arg-type]
             labels.setdefault(key, str(row.get("label") or key))
     leading = sorted(totals, key=lambda k: (-totals[k], labels[k]))[:SHOWN_CATEGORIES]
-    out = []
-    for edition in sorted(found, reverse=True):
+    out: list[tuple[str, list[float | int | None] | None, float | int | None]] = []
+    for edition in sorted({*found, *(absent or [])}, reverse=True):
+        if edition not in found:
+            out.append((edition, None, None))
+            continue
         figures = {str(row["key"]): row.get(measure) for row in found[edition]}
         shown = [figures.get(key) for key in leading]
         rest = sum(float(v or 0) for k, v in figures.items() if k not in leading)  # type: ignore[arg-type]
