@@ -164,3 +164,13 @@ def test_an_edition_the_data_lacks_keeps_its_row_over_time():
     assert result.rows[1][1] is None and result.categories[0] == ("US", "United States")
     page = statistics.trend_page(result, lambda name, params: "/query", lambda iri: iri).render()
     assert 'href="https://top500.org/lists/top500/2022/11/"' in page
+
+
+def test_a_column_the_editions_file_lacks_is_said_not_counted_as_one_row_of_not_given():
+    rows = [{"key": statistics.NOT_GIVEN, "label": "not given", "systems": 500, "weakestTier": "reported"}]
+    view = statistics.table_view("1999-06", statistics.TABLES["segment"], rows, lambda name, params: "/query")
+    assert view["rows"] == []
+    page = statistics.edition_page("1999-06", {"segment": rows}, ["1999-06"], lambda name, params: "/query",
+                                   lambda iri: iri).render()
+    section = re.search(r'<section id="segment".*?</section>', page, re.S).group(0)
+    assert "This edition's file has no such column" in section and "<table" not in section

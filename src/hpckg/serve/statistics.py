@@ -157,8 +157,14 @@ def json_bytes(document: object) -> bytes:
 
 # ---- pages ----------------------------------------------------------------------------------------------
 
+NOT_GIVEN = "not given"  # the share queries' key for the entries the edition says nothing about
+
+
 def table_view(edition: str, table: Table, rows: Rows, editor: Callable[[str, dict[str, str]], str]) -> dict:
-    return {"table": table, "rows": rows, "tier": weakest_tier(table, rows),
+    # A share of entries that all lack the column (the XML files before 2011-11 have no segment or processor
+    # family) is no table: the page says the edition's file has no such column.
+    given = any(row.get("key") != NOT_GIVEN for row in rows)
+    return {"table": table, "rows": rows if given else [], "tier": weakest_tier(table, rows),
             "query_url": editor(table.query, {"edition": edition}),
             "url": urls.statistics_table(edition, table.name),
             "twins": {fmt: urls.statistics_table(edition, table.name, fmt) for fmt in ("csv", "json")}}
