@@ -54,8 +54,8 @@ def test_a_top500_edition_is_a_table_of_its_500_entries_in_rank_order(web):
     assert len(rows) == 100  # the default page size
     assert "500 of 500 rows" in html.unescape(re.sub(r"<[^>]+>", "", response.text))
     expected = first_rows_of_the_file("TOP500_202506.xlsx", 5)
-    assert [(int(r[0]), r[6].split()[0]) for r in rows[:5]] == expected
-    assert rows[0][1] == "El Capitan" and rows[0][3] == "US" and rows[0][5] == "Hewlett Packard Enterprise"
+    assert [(int(r[0]), r[7].split()[0]) for r in rows[:5]] == expected
+    assert rows[0][1] == "El Capitan" and rows[0][3] == "US" and rows[0][6] == "Hewlett Packard Enterprise"
     # Each row links to its system page; each Rmax carries its tier badge linking to its claim.
     assert f'href="{urls.page("system", "top500-180307")}"' in response.text
     assert f'href="{urls.page("claim", "top500-180307-rmax-2025-06")}"' in response.text
@@ -66,11 +66,11 @@ def test_sorting_and_paging_are_url_parameters(web):
                                                                           "per": "25", "page": "2"}),
                                 headers=HTML).text)
     assert len(by_rmax) == 25
-    values = [float(r[6].split()[0].replace(",", "")) for r in by_rmax]
+    values = [float(r[7].split()[0].replace(",", "")) for r in by_rmax]
     assert values == sorted(values)
     first_page = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "rmaxTflops", "order": "asc",
                                                                              "per": "25"}), headers=HTML).text)
-    assert float(first_page[-1][6].split()[0].replace(",", "")) <= values[0]
+    assert float(first_page[-1][7].split()[0].replace(",", "")) <= values[0]
     by_name = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "name"}), headers=HTML).text)
     names = [r[1].casefold() for r in by_name if r[1]]
     assert names == sorted(names)
@@ -216,6 +216,11 @@ def test_numeric_range_filters_bound_a_column(web):
     assert len(rows) == sum(1 for row in every if 10000 <= row["rmaxTflops"] <= 100000)
     page = web.get(urls.top500_list("2025-06", params={"min_rmaxTflops": "10000", "per": "25"}), headers=HTML).text
     assert 'name="min_rmaxTflops" value="10000"' in page and "min_rmaxTflops=10000" in html.unescape(page)
+    # The list's Year: the entries installed or upgraded from 2024 on, as many as the file's Year column has.
+    recent = web.get(urls.top500_list("2025-06", "json", {"min_year": "2024"})).json()["rows"]
+    sheet = load_workbook(TOP500 / "TOP500_202506.xlsx", read_only=True).active.iter_rows(values_only=True)
+    year = list(next(sheet)).index("Year")
+    assert len(recent) == sum(1 for row in sheet if row[0] is not None and int(row[year]) >= 2024) > 0
     # A date's year bounds Epoch's "operational since".
     recent = web.get(urls.epoch_clusters("json", {"min_since": "2024"})).json()["rows"]
     assert recent and all(int(str(row["since"])[:4]) >= 2024 for row in recent)

@@ -74,6 +74,7 @@ TOP500 = ListSpec(
         Column("name", "System", link="system"),
         Column("siteLabel", "Site", link="site"),
         Column("country", "Country"),
+        Column("year", "Year"),  # text: a year is not a count; the range filter reads it as a number
         Column("vendors", "Vendor at build"),
         Column("parents", "Vendor today"),
         Column("rmaxTflops", "Rmax (TFlop/s)", numeric=True, tier="rmaxTier", claim="rmaxClaim"),
@@ -82,7 +83,7 @@ TOP500 = ListSpec(
         Column("cores", "Cores", numeric=True),
     ),
     filters=("country", "parents"), totals=("rmaxTflops", "cores"), tier="rmaxTier",
-    ranges=("rmaxTflops", "powerKW", "cores"),
+    ranges=("rmaxTflops", "year", "powerKW", "cores"),
     description="One edition of the TOP500 list, as the edition's file gives it.")
 
 EPOCH_CLUSTERS = ListSpec(
