@@ -100,6 +100,12 @@ def test_the_sparql_behind_a_table_answers_its_rows_and_the_csv_twin_holds_them(
         [(row["key"], row["systems"]) for row in served]
     table = list(csv.DictReader(io.StringIO(web.get(urls.statistics_table("2024-11", "vendor-parent", "csv")).text)))
     assert [(r["key"], int(r["systems"])) for r in table] == [(row["key"], row["systems"]) for row in served]
+    # The same twins by content negotiation on the table's own URL, as the lists answer.
+    negotiated = web.get(urls.statistics_table("2024-11", "vendor-parent"), headers={"Accept": "text/csv"})
+    assert negotiated.headers["content-type"].startswith("text/csv") and negotiated.text.splitlines()[1:] == \
+        web.get(urls.statistics_table("2024-11", "vendor-parent", "csv")).text.splitlines()[1:]
+    assert web.get(urls.statistics_table("2024-11", "vendor-parent"),
+                   headers={"Accept": "application/json"}).json()["rows"] == served
 
 
 def test_an_edition_top500_org_has_but_the_data_lacks_is_a_page_saying_so(web):

@@ -965,6 +965,10 @@ class Routes:
         table = statistics.TABLES.get(name) if name is not None else None
         if name is not None and table is None:
             raise HttpError(404, "unknown-table", f"no table {name!r}; tables: {', '.join(statistics.TABLES)}")
+        if not ext:  # content negotiation, as the lists do: Accept: text/csv or application/json
+            preferred = next((t for t in accepted(request.headers.get("accept", ""))
+                              if t in ("text/html", "text/csv", "application/json")), "text/html")
+            ext = {"text/csv": "csv" if table else "", "application/json": "json"}.get(preferred, "")
         found = prepared.edition_statistics(edition)
         if ext == "csv" and table is not None:
             return respond(200, statistics.csv_bytes(table, found[table.name]), "text/csv",
