@@ -58,6 +58,7 @@ PAGES = {
     "statistics": urls.statistics(),
     "edition-statistics": urls.edition_statistics("2025-06"),
     "statistics-table": urls.statistics_table("2025-06", "green500"),
+    "statistics-over-time": urls.statistics_trend("vendor-parent"),
     "absent-edition": urls.top500_list("2022-11"),
     "query-editor": urls.query_editor("SELECT ?system ?name WHERE { ?system a hpc:System ; hpc:name ?name } LIMIT 5"),
     "canned-query": urls.canned("accelerators-by-country"),
