@@ -54,8 +54,8 @@ def test_a_top500_edition_is_a_table_of_its_500_entries_in_rank_order(web):
     assert len(rows) == 100  # the default page size
     assert "500 of 500 rows" in html.unescape(re.sub(r"<[^>]+>", "", response.text))
     expected = first_rows_of_the_file("TOP500_202506.xlsx", 5)
-    assert [(int(r[0]), r[6].split()[0]) for r in rows[:5]] == expected
-    assert rows[0][1] == "El Capitan" and rows[0][3] == "US" and rows[0][5] == "Hewlett Packard Enterprise"
+    assert [(int(r[0]), r[7].split()[0]) for r in rows[:5]] == expected
+    assert rows[0][1] == "El Capitan" and rows[0][3] == "US" and rows[0][6] == "Hewlett Packard Enterprise"
     # Each row links to its system page; each Rmax carries its tier badge linking to its claim.
     assert f'href="{urls.page("system", "top500-180307")}"' in response.text
     assert f'href="{urls.page("claim", "top500-180307-rmax-2025-06")}"' in response.text
@@ -66,11 +66,11 @@ def test_sorting_and_paging_are_url_parameters(web):
                                                                           "per": "25", "page": "2"}),
                                 headers=HTML).text)
     assert len(by_rmax) == 25
-    values = [float(r[6].split()[0].replace(",", "")) for r in by_rmax]
+    values = [float(r[7].split()[0].replace(",", "")) for r in by_rmax]
     assert values == sorted(values)
     first_page = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "rmaxTflops", "order": "asc",
                                                                              "per": "25"}), headers=HTML).text)
-    assert float(first_page[-1][6].split()[0].replace(",", "")) <= values[0]
+    assert float(first_page[-1][7].split()[0].replace(",", "")) <= values[0]
     by_name = body_rows(web.get(urls.top500_list("2025-06", params={"sort": "name"}), headers=HTML).text)
     names = [r[1].casefold() for r in by_name if r[1]]
     assert names == sorted(names)
@@ -157,11 +157,12 @@ def test_the_lists_page_names_every_edition(web):
 def test_the_server_precomputes_its_generations_lists_and_figures_in_the_background(web):
     prepared = web.app.state.service.prepared
     assert prepared.wait(600), "the background precompute did not finish"
-    assert set(prepared.timings) == {"chart renderer", "search index", "records of one machine", "preamble",
-                                     "TOP500 figures",
-                                     "newest TOP500 edition", "Epoch AI clusters",
-                                     "sites, organisations and parts lists", "charts", "older TOP500 editions",
-                                     "statistics"}
+    assert set(prepared.timings) == {"chart renderer", "home page", "search index", "records of one machine",
+                                     "preamble", "TOP500 figures",
+                                     "newest TOP500 edition", "newest TOP500 edition's statistics",
+                                     "Epoch AI clusters", "sites, organisations and parts lists", "charts",
+                                     "older TOP500 editions", "older TOP500 editions' statistics",
+                                     "ready-made queries' answers", "home page's structured data"}
     assert prepared.charts("lead") is prepared.charts("lead")  # drawn once, in the background
     assert prepared.edition_names() == ["2025-06", "2024-11"]
     # What a visitor gets is what the background made (the same rows, not computed again).
@@ -192,3 +193,50 @@ def test_a_source_cited_by_thousands_of_claims_lists_the_first_and_links_to_all(
     link = re.search(r'<a href="([^"]+)">All [\d,]+ in the query editor</a>', response.text).group(1)
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(html.unescape(link)).query)["query"][0]
     assert source in query and "hadPrimarySource" in query
+
+
+def test_filters_show_how_many_rows_each_choice_leaves(web):
+    page = web.get(urls.top500_list("2025-06"), headers=HTML).text
+    document = web.get(urls.top500_list("2025-06", "json")).json()
+    germany = sum(1 for row in document["rows"] if row.get("country") == "DE")
+    assert f'<option value="DE">DE ({germany})</option>' in page
+    assert document["facets"]["country"]["DE"] == germany
+    # A facet counts what the other filters leave: Germany's systems by today's vendor.
+    chosen = web.get(urls.top500_list("2025-06", "json", {"country": "DE"})).json()
+    by_vendor = chosen["facets"]["parents"]
+    assert sum(by_vendor.values()) >= chosen["count"] and max(by_vendor.values()) <= chosen["count"]
+    assert chosen["facets"]["country"]["US"] > 0  # the country facet itself still counts every country
+
+
+def test_numeric_range_filters_bound_a_column(web):
+    every = web.get(urls.top500_list("2025-06", "json")).json()["rows"]
+    bounded = web.get(urls.top500_list("2025-06", "json", {"min_rmaxTflops": "10000", "max_rmaxTflops": "100000"}))
+    assert bounded.status_code == 200, bounded.text
+    rows = bounded.json()["rows"]
+    assert rows and all(10000 <= row["rmaxTflops"] <= 100000 for row in rows)
+    assert len(rows) == sum(1 for row in every if 10000 <= row["rmaxTflops"] <= 100000)
+    page = web.get(urls.top500_list("2025-06", params={"min_rmaxTflops": "10000", "per": "25"}), headers=HTML).text
+    assert 'name="min_rmaxTflops" value="10000"' in page and "min_rmaxTflops=10000" in html.unescape(page)
+    # The list's Year: the entries installed or upgraded from 2024 on, as many as the file's Year column has.
+    recent = web.get(urls.top500_list("2025-06", "json", {"min_year": "2024"})).json()["rows"]
+    sheet = load_workbook(TOP500 / "TOP500_202506.xlsx", read_only=True).active.iter_rows(values_only=True)
+    year = list(next(sheet)).index("Year")
+    assert len(recent) == sum(1 for row in sheet if row[0] is not None and int(row[year]) >= 2024) > 0
+    # A date's year bounds Epoch's "operational since".
+    recent = web.get(urls.epoch_clusters("json", {"min_since": "2024"})).json()["rows"]
+    assert recent and all(int(str(row["since"])[:4]) >= 2024 for row in recent)
+    assert web.get(urls.top500_list("2025-06", "json", {"min_cores": "many"})).status_code == 400
+
+
+def test_epoch_clusters_are_sorted_largest_first_by_default(web):
+    rows = web.get(urls.epoch_clusters("json")).json()["rows"]
+    sizes = [row["h100Equivalents"] for row in rows if row.get("h100Equivalents") is not None]
+    assert sizes == sorted(sizes, reverse=True) and len(sizes) > 100
+
+
+def test_the_lists_page_names_the_editions_the_data_lacks(web):
+    views = web.app.state.service.views
+    page = views.lists_index([{"edition": "2023-06"}, {"edition": "2022-06"}]).render()
+    assert 'href="https://top500.org/lists/top500/2022/11/"' in page and "2022-11 on top500.org" in page
+    # The website's store holds two editions with none between them: nothing to name.
+    assert 'id="absent-editions"' not in web.get(urls.lists(), headers=HTML).text

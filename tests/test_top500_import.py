@@ -479,3 +479,39 @@ def test_every_system_at_a_named_site_has_an_operator(built):
     named = [row for row in rows if anonymised(row[1]) is None]
     assert len(named) > 1500 and len(rows) > len(named)
     assert [row for row in named if not row[2]] == []
+
+
+def test_the_lists_processor_and_interconnect_families_are_claims_citing_their_editions(built):
+    # The spreadsheets' Processor Technology and Interconnect Family columns, for the statistics per edition;
+    # 2011-11 is the XML completed from its spreadsheet twin, 1993-06's XML has no such column.
+    rows = query(built["project"], """
+        SELECT ?edition ?property (COUNT(DISTINCT ?system) AS ?systems) (COUNT(DISTINCT ?source) AS ?sources) WHERE {
+          ?claim hpc:property ?property ; hpc:about ?system ; hpc:edition ?e ; prov:hadPrimarySource ?source ;
+                 hpc:tier ?tier ; hpc:basis ?basis .
+          FILTER (?property IN (hpc:processorFamily, hpc:interconnectFamily))
+          ?e dcterms:issued ?issued . BIND (STR(?issued) AS ?edition) }
+        GROUP BY ?edition ?property ORDER BY ?edition ?property""")
+    found = {(edition, prop.rsplit("#", 1)[-1]): int(systems) for edition, prop, systems, _ in rows}
+    expected = {}
+    for edition, file in (("2011-11", "TOP500_201111.xls"), ("2025-06", "TOP500_202506.xlsx")):
+        for prop, column in (("processorFamily", "Processor Technology"),
+                             ("interconnectFamily", "Interconnect Family")):
+            expected[edition, prop] = sum(1 for value in spreadsheet_column(file, column) if value not in (None, ""))
+    assert {key: found.get(key) for key in expected} == expected
+    assert not any(edition == "1993-06" for edition, _ in found)
+
+
+def spreadsheet_column(file: str, column: str) -> list[object]:
+    """A column's cells in a TOP500 spreadsheet (xlrd for .xls, openpyxl for .xlsx)."""
+    path = stores.TOP500 / file
+    if path.suffix == ".xls":
+        import xlrd
+
+        sheet = xlrd.open_workbook(str(path)).sheet_by_index(0)
+        index = sheet.row_values(0).index(column)
+        return [sheet.cell_value(row, index) for row in range(1, sheet.nrows)]
+    from openpyxl import load_workbook
+
+    rows = load_workbook(path, read_only=True).active.iter_rows(values_only=True)
+    index = list(next(rows)).index(column)
+    return [row[index] for row in rows if row[0] is not None]

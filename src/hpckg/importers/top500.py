@@ -8,12 +8,13 @@ locating the row in the file. Two kinds of claim:
 - **Per-edition entries** (rank, Rmax, Rpeak, Nmax, HPCG, power, cores, accelerator cores, GF/W): one
   claim per edition, `hpc:pointInTime` and `hpc:edition` the edition, IRI system + property + edition.
 - **Values the list repeats** (name, site, country, segment, year, manufacturer, processor, accelerator,
-  interconnect, System ID): one claim per distinct value, its IRI minted from system + property + the
-  value itself, so each edition's graph states the same claim again with its own source, `hpc:edition`
-  and reference (keyed by the edition). In the union of graphs a name listed in twenty editions is one
-  claim with twenty sources, and the XML and the spreadsheet of one edition give the same claims. A value
-  that changed (a site renamed, Cray Inc. listed as HPE) is a second claim; the two never share an edition,
-  so they do not disagree (shapes/claims.ttl, disagreeing-normal-claims), and the latest is truthy.
+  interconnect, processor family (Processor Technology), interconnect family, System ID): one claim per
+  distinct value, its IRI minted from system + property + the value itself, so each edition's graph states
+  the same claim again with its own source, `hpc:edition` and reference (keyed by the edition). In the union
+  of graphs a name listed in twenty editions is one claim with twenty sources, and the XML and the
+  spreadsheet of one edition give the same claims. A value that changed (a site renamed, Cray Inc. listed as
+  HPE) is a second claim; the two never share an edition, so they do not disagree (shapes/claims.ttl,
+  disagreeing-normal-claims), and the latest is truthy.
 
 Names. A system's rdfs:label is not written here: the build derives it from its truthy name, else its
 truthy `systemDescription` (the list's Computer column), queries/rules/12-display-label.rq; the record's own
@@ -317,6 +318,12 @@ class EditionContext:
             yield from repeated("systemDescription", entry.computer)
         if entry.segment:
             yield from repeated("segment", entry.segment)
+        # The list's own grouping of processors and interconnects (the spreadsheets from 2011-11), for the
+        # statistics per edition: the part models alone are hundreds of spellings.
+        if entry.processor_technology:
+            yield from repeated("processorFamily", entry.processor_technology)
+        if entry.interconnect_family:
+            yield from repeated("interconnectFamily", entry.interconnect_family)
         if entry.year:
             yield from repeated("operationalSince", Year(entry.year),
                                 note="The list's Year: when the system was installed or last upgraded.")

@@ -57,7 +57,7 @@ from hpckg.project import Project
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries, format_result
 from hpckg.querytext import undefined_terms
-from hpckg.serve import charts, compare, diskcache, lists, urls
+from hpckg.serve import analytics, charts, compare, diskcache, lists, statistics, urls
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.caching import PageCaching
 from hpckg.serve.contribute import ContributePage
@@ -981,13 +981,111 @@ class Routes:
             raise HttpError(404, "unknown-edition", f"a TOP500 edition is named YYYY-MM (2025-06), not {edition!r}")
         editions = [str(row["edition"]) for row in self.query_rows(client_of(request), "top500-edition-names", {})]
         if edition not in editions:
-            raise HttpError(404, "unknown-edition",
-                            f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}")
+            return self.absent_edition(request, edition, editions, "list", ext)
         # The edition's claims read in one pattern and pivoted (hpckg.serve.editions): the same rows as the
         # canned query top500-list, which the page links to, in a second on the full graph.
         rows = self.service.prepared.edition(edition)
         return self.list_response(request, lists.TOP500, ext, {"edition": edition}, urls.top500_list(edition),
                                   f"TOP500, {edition}", editions, rows)
+
+    def absent_edition(self, request: Request, edition: str, editions: list[str], what: str, ext: str) -> Response:
+        """A 404 for an edition the store lacks: a page saying so, with a link to top500.org when top500.org has
+        published it (its file is not in the configured data), for a visitor; the JSON error for a program."""
+        message = f"no TOP500 edition {edition} in this store; editions: {', '.join(editions) or 'none'}"
+        wanted = next((t for t in accepted(request.headers.get("accept", ""))
+                       if t in ("text/html", "application/json")), "text/html")
+        if ext or wanted != "text/html" or not statistics.is_published(edition):
+            if statistics.is_published(edition):
+                message += f"; top500.org has it: {statistics.top500_org_list(edition)}"
+            raise HttpError(404, "unknown-edition", message)
+        return html_response(statistics.absent_page(edition, editions, what), 404)
+
+    # ---- statistics -----------------------------------------------------------------------------------
+
+    @guarded
+    def statistics(self, request: Request) -> Response:
+        """/statistics: every edition over time (or the edition a form chose, ?edition=2025-06); .json twin."""
+        edition = first(request.query_params, "edition")
+        if edition:
+            return redirect(urls.edition_statistics(edition))
+        prepared = self.service.prepared
+        figures = prepared.top500_figures()
+        rows = statistics.over_time(prepared.edition_names(), figures[analytics.DEVELOPMENT],
+                                    figures[analytics.BY_COUNTRY], figures[analytics.BY_VENDOR])
+        if request.url.path.endswith(".json"):
+            return respond(200, statistics.json_bytes({"editions": rows}), "application/json")
+        return html_response(statistics.index_page(rows, self.editor_url))
+
+    @guarded
+    def edition_statistics(self, request: Request) -> Response:
+        """/statistics/top500/EDITION (and .json: every table), /statistics/top500/EDITION/TABLE (and .csv/.json)."""
+        edition, _, ext = request.path_params["edition"].partition(".")
+        name = request.path_params.get("table")
+        if name is not None:
+            name, _, ext = name.partition(".")
+        if not EDITION.fullmatch(edition):
+            raise HttpError(404, "unknown-edition", f"a TOP500 edition is named YYYY-MM (2025-06), not {edition!r}")
+        prepared = self.service.prepared
+        editions = prepared.edition_names()
+        if edition not in editions:
+            return self.absent_edition(request, edition, editions, "statistics", ext)
+        table = statistics.TABLES.get(name) if name is not None else None
+        if name is not None and table is None:
+            raise HttpError(404, "unknown-table", f"no table {name!r}; tables: {', '.join(statistics.TABLES)}")
+        if not ext:  # content negotiation, as the lists do: Accept: text/csv or application/json
+            preferred = next((t for t in accepted(request.headers.get("accept", ""))
+                              if t in ("text/html", "text/csv", "application/json")), "text/html")
+            ext = {"text/csv": "csv" if table else "", "application/json": "json"}.get(preferred, "")
+        found = prepared.edition_statistics(edition)
+        if ext == "csv" and table is not None:
+            return respond(200, statistics.csv_bytes(table, found[table.name]), "text/csv",
+                           {"Content-Disposition": f'inline; filename="{table.query}-{edition}.csv"'})
+        if ext == "json":
+            chosen = [table] if table else list(statistics.TABLES.values())
+            documents = [statistics.table_document(edition, t, found[t.name],
+                                                   self.editor_url(t.query, {"edition": edition})) for t in chosen]
+            return respond(200, statistics.json_bytes(documents[0] if table else {"edition": edition,
+                                                                                  "tables": documents}),
+                           "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", "an edition's statistics are served as HTML or .json, a table "
+                            f"also as .csv, not .{ext}")
+        return html_response(statistics.edition_page(edition, found, editions, self.editor_url,
+                                                     self.service.views.href, table))
+
+    @guarded
+    def statistics_trend(self, request: Request) -> Response:
+        """/statistics/TABLE (?measure=sharePercent|systemsPercent|systems), and its .csv/.json twins: a share
+        table over the editions, from each edition's precomputed rows (those not computed yet are named)."""
+        name, _, ext = request.path_params["table"].partition(".")
+        table = statistics.TABLES.get(name)
+        if table is None or table.ranking:
+            shares = ", ".join(t.name for t in statistics.SHARES)
+            raise HttpError(404, "unknown-table", f"no share table {name!r} over time; tables: {shares}")
+        measure = first(request.query_params, "measure") or "sharePercent"
+        if measure not in statistics.MEASURES:
+            raise HttpError(400, "invalid-parameter", f"measure is one of {', '.join(statistics.MEASURES)}, "
+                            f"not {measure!r}")
+        prepared = self.service.prepared
+        editions = prepared.edition_names()
+        computed = {e: prepared.ready(f"statistics:{e}") for e in editions}
+        if editions and computed[editions[0]] is None:  # the newest, at least (seconds)
+            computed[editions[0]] = prepared.edition_statistics(editions[0])
+        found = {e: done[table.name] for e, done in computed.items() if isinstance(done, dict)}
+        pending = [e for e in editions if e not in found]
+        if ext == "csv":
+            keys = ("edition", *statistics.columns(table))
+            return respond(200, statistics.rows_csv(keys, statistics.trend_rows(found)), "text/csv",
+                           {"Content-Disposition": f'inline; filename="{table.query}-over-time.csv"'})
+        if ext == "json":
+            return respond(200, statistics.json_bytes({
+                "table": table.name, "title": table.title, "query": self.editor_url(table.query, {}),
+                "pending": pending, "rows": statistics.trend_rows(found)}), "application/json")
+        if ext:
+            raise HttpError(404, "unknown-format", f"a table over time is served as HTML, .csv or .json, not .{ext}")
+        absent = statistics.absent_editions(editions)
+        return html_response(statistics.trend_page(statistics.trend(table, found, measure, pending, absent),
+                                                   self.editor_url, self.service.views.href))
 
     def query_rows(self, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
         """The rows a canned query answers, its declared parameters bound (checked against their types);
@@ -1477,6 +1575,12 @@ def create_app(settings: Settings) -> Starlette:
             Route(urls.CONTRIBUTE, contribute.post, methods=["POST"]),
             Route(urls.SEARCH + ".json", routes.search, methods=list(READ_METHODS)),
             Route(urls.LISTS + "/top500/{edition}", routes.top500_list, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS, routes.statistics, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS + ".json", routes.statistics, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS + "/top500/{edition}", routes.edition_statistics, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS + "/{table}", routes.statistics_trend, methods=list(READ_METHODS)),
+            Route(urls.STATISTICS + "/top500/{edition}/{table}", routes.edition_statistics,
+                  methods=list(READ_METHODS)),
             Route(urls.LISTS + "/{name}", routes.named_list, methods=list(READ_METHODS)),
             Route("/id/{kind}/{ref}", routes.entity_id, methods=list(READ_METHODS)),
             Route("/page/{kind}/{ref}", routes.entity_page, methods=list(READ_METHODS)),

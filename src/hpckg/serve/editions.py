@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # The edition's claims the list shows, by property; each entry has at most one of each in an edition.
 SHOWN = ("listRank", "name", "systemDescription", "site", "country", "supplierAtBuild", "rmax", "rpeak", "powerKW",
-         "cores")
+         "cores", "operationalSince")
 _COLUMN = {"rmax": "rmaxTflops", "rpeak": "rpeakTflops", "powerKW": "powerKW", "cores": "cores", "listRank": "rank"}
 NUMERIC = ("integer", "decimal", "double", "float", "long", "int")
 
@@ -86,6 +86,8 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
             entry["site"] = value.value
             if "statedAs" in claim:
                 entry["siteStated"] = claim["statedAs"].value
+        elif prop == "operationalSince":  # the list's Year (xsd:gYear), as text: a year, not a count ("2,024")
+            entry["year"] = value.value[:4]
         elif prop == "country":
             entry["country"] = value.value.rsplit("/country/", 1)[-1] if "/country/" in value.value else ""
     ranked = {iri: entry for iri, entry in entries.items() if "rank" in entry}
@@ -101,7 +103,7 @@ def edition_rows(store: GraphStore, edition: str) -> list[dict[str, object]]:
         vendors = sorted(v for i in names["integrators"].get(iri, ()) for v in made.get(i, ()))
         row["vendors"] = " / ".join(dict.fromkeys(names["vendor"][v] for v in vendors if v in names["vendor"]))
         row["parents"] = " / ".join(dict.fromkeys(p for v in vendors for p in names["parents"].get(v, ())))
-        for key in ("country", "rmaxTflops", "rpeakTflops", "powerKW", "cores", "rmaxTier", "rmaxClaim"):
+        for key in ("country", "year", "rmaxTflops", "rpeakTflops", "powerKW", "cores", "rmaxTier", "rmaxClaim"):
             if key in entry:
                 row[key] = entry[key]
         rows.append({k: v for k, v in row.items() if v is not None})

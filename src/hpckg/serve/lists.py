@@ -56,6 +56,8 @@ class ListSpec:
     description: str = ""
     default_order: str = "asc"
     searches: tuple[str, ...] = ()  # keys of columns a visitor can filter on by a part of the name
+    # keys of columns a visitor can bound (min_KEY, max_KEY): numbers, or the year of a date ("2018-06-01")
+    ranges: tuple[str, ...] = ()
     # the path of the list (urls.py) and the kind of entity its rows are: lists of entities, not editions
     path: str | None = None
 
@@ -74,6 +76,7 @@ TOP500 = ListSpec(
         Column("name", "System", link="system"),
         Column("siteLabel", "Site", link="site"),
         Column("country", "Country"),
+        Column("year", "Year"),  # text: a year is not a count; the range filter reads it as a number
         Column("vendors", "Vendor at build"),
         Column("parents", "Vendor today"),
         Column("rmaxTflops", "Rmax", numeric=True, unit="TFlop/s", tier="rmaxTier", claim="rmaxClaim"),
@@ -82,10 +85,13 @@ TOP500 = ListSpec(
         Column("cores", "Cores", numeric=True),
     ),
     filters=("country", "parents"), totals=("rmaxTflops", "cores"), tier="rmaxTier",
+    ranges=("rmaxTflops", "year", "powerKW", "cores"),
     description="One edition of the TOP500 list, as the edition's file gives it.")
 
 EPOCH_CLUSTERS = ListSpec(
-    name="epoch-clusters", title="Epoch AI GPU clusters", query="epoch-clusters-list", default_sort="name",
+    # largest first, as a visitor of a list of machines expects (its H100 equivalents: Epoch's measure of size)
+    name="epoch-clusters", title="Epoch AI GPU clusters", query="epoch-clusters-list", default_sort="h100Equivalents",
+    default_order="desc",
     columns=(
         Column("name", "Cluster", link="system"),
         Column("status", "Status"),
@@ -99,7 +105,7 @@ EPOCH_CLUSTERS = ListSpec(
         Column("since", "Operational since"),
     ),
     filters=("status", "certainty", "country", "owners", "chips"), totals=("accelerators", "h100Equivalents"),
-    tier="acceleratorsTier",
+    tier="acceleratorsTier", ranges=("h100Equivalents", "accelerators", "powerMW", "since"),
     description="Epoch AI's dataset of GPU clusters, one row per record.")
 
 SITES = ListSpec(
@@ -171,6 +177,9 @@ class Page:
     min_tier: str
     chosen: dict[str, str]  # filter key -> value
     choices: dict[str, list[str]]  # filter key -> the values present
+    # filter key -> value -> rows having it among the rows the other filters keep (the facet's counts)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    bounds: dict[str, str] = field(default_factory=dict)  # min_KEY / max_KEY -> the number chosen
     totals: list[Total] = field(default_factory=list)
     params: dict[str, str] = field(default_factory=dict)  # the query's own parameters (edition=...)
     # The unit and decimals of each numeric column, chosen from all the list's rows (hpckg.numbers): filters
@@ -190,8 +199,8 @@ class Page:
     def url(self, base: str, **changes: str | int | None) -> str:
         """This list's URL with some of its settings changed (a column to sort by, a page)."""
         settings: dict[str, str | int | None] = {
-            **self.params, **self.chosen, "sort": self.sort, "order": "desc" if self.descending else "asc",
-            "page": self.page, "per": self.per, "tier": self.min_tier}
+            **self.params, **self.chosen, **self.bounds, "sort": self.sort,
+            "order": "desc" if self.descending else "asc", "page": self.page, "per": self.per, "tier": self.min_tier}
         settings.update(changes)
         defaults = {"sort": self.spec.default_sort, "order": self.spec.order_for(str(settings["sort"])), "page": 1,
                     "per": DEFAULT_PAGE_SIZE,
@@ -249,10 +258,16 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     if per not in PAGE_SIZES:
         raise InputError(f"per is one of {', '.join(map(str, PAGE_SIZES))}, not {per}")
     chosen = {key: params[key] for key in spec.filters + spec.searches if params.get(key)}
+    bounds = {f"{end}_{key}": params[f"{end}_{key}"] for key in spec.ranges for end in ("min", "max")
+              if params.get(f"{end}_{key}")}
+    limits = {name: _number(text, name) for name, text in bounds.items()}
+    ranged = [row for row in rows if _within(row, limits)]
     choices = {key: sorted({str(row[key]) for row in rows if row.get(key) not in (None, "")})
                for key in spec.filters}
-    kept = [row for row in rows if all(_matches(row.get(key), value) for key, value in chosen.items()
-                                       if key in spec.filters)]
+    counts = {key: _facet(ranged, key, {k: v for k, v in chosen.items() if k in spec.filters and k != key})
+              for key in spec.filters}
+    kept = [row for row in ranged if all(_matches(row.get(key), value) for key, value in chosen.items()
+                                         if key in spec.filters)]
     for key in spec.searches:
         if chosen.get(key):
             wanted = name_key(chosen[key]) or chosen[key].casefold()
@@ -267,7 +282,53 @@ def select(spec: ListSpec, rows: list[dict[str, object]], params: Mapping[str, s
     scales = {c.key: numbers.column_unit((row.get(c.key) for row in rows), c.unit) for c in spec.columns
               if c.numeric and not c.items}
     return Page(spec, kept[(page - 1) * per: page * per], kept, len(kept), len(rows), page, pages, per, sort,
-                order == "desc", min_tier, chosen, choices, totals, query_params or {}, scales)
+                order == "desc", min_tier, chosen, choices, counts=counts, bounds=bounds, totals=totals,
+                params=query_params or {}, scales=scales)
+
+
+def _number(text: str, name: str) -> float:
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        raise InputError(f"{name} is a number (1000, 2.5), not {text!r}") from None
+    if not math.isfinite(value):
+        raise InputError(f"{name} is a finite number, not {text!r}")
+    return value
+
+
+def _comparable(value: object) -> float | None:
+    """A cell as a number a range compares: itself, or the year of a date or year text ("2018-06-01")."""
+    if isinstance(value, bool) or value in (None, ""):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value)
+    return float(text[:4]) if text[:4].isdigit() else None
+
+
+def _within(row: dict[str, object], limits: dict[str, float]) -> bool:
+    """True when the row's cells are within every chosen bound (a row without the figure is left out)."""
+    for name, limit in limits.items():
+        end, key = name.split("_", 1)
+        value = _comparable(row.get(key))
+        if value is None or (value < limit if end == "min" else value > limit):
+            return False
+    return True
+
+
+def _facet(rows: list[dict[str, object]], key: str, others: dict[str, str]) -> dict[str, int]:
+    """How many rows have each value of a column (each part of a joined cell), among the rows the other
+    filters keep: what choosing the value would leave."""
+    found: dict[str, int] = {}
+    for row in rows:
+        if not all(_matches(row.get(k), v) for k, v in others.items()):
+            continue
+        cell = row.get(key)
+        if cell in (None, ""):
+            continue
+        for part in dict.fromkeys([str(cell), *str(cell).split(" / ")]):
+            found[part] = found.get(part, 0) + 1
+    return found
 
 
 def _matches(value: object, wanted: str) -> bool:
@@ -348,7 +409,9 @@ def json_bytes(spec: ListSpec, page: Page, query_url: str) -> bytes:
     document = {
         "list": spec.title, "query": query_url, "count": page.matching,
         "sort": page.sort, "order": "desc" if page.descending else "asc", "tier": page.min_tier,
-        "filters": page.chosen,
+        "filters": page.chosen, "ranges": page.bounds,
+        "facets": {key: dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+                   for key, found in page.counts.items()},
         "totals": {t.column.key: {"value": t.value, "lead": t.lead} for t in page.totals},
         "rows": [{k: row.get(k) for k in keys if row.get(k) is not None} for row in page.selected],
     }

@@ -4,7 +4,8 @@ preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), t
 list (hpckg.serve.editions), the home page's figures (hpckg.serve.front), Epoch AI's clusters (the rows of
 epoch-clusters-list), the sites, organisations and parts lists, the charts page drawn (with and without
 leads), every older edition's list, and (the server's own steps) the answers of the canned queries at their
-defaults. Figures given a JSON form are kept on disk per generation too (hpckg.serve.diskcache).
+defaults, and each edition's statistics tables (hpckg.serve.statistics), newest first. Figures given a JSON
+form are kept on disk per generation too (hpckg.serve.diskcache).
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -27,7 +28,7 @@ from markupsafe import Markup
 from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
-from hpckg.serve import analytics, charts, editions, front, lists, urls
+from hpckg.serve import analytics, charts, editions, front, lists, statistics, urls
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.diskcache import GenerationCache
 from hpckg.serve.search import SearchIndex
@@ -96,6 +97,11 @@ class Prepared:
             logger.info("the cached %s does not read back (%s); computing it again", what, error)
             return None
 
+    def ready(self, what: str) -> object | None:
+        """A figure if it has been computed for this revision, else None (without computing it)."""
+        with self._lock:
+            return self._values.get((what, self.revision()))
+
     def machines(self) -> dict[str, OneMachine]:
         """The records that are one machine with another's (hpckg.page.machine), for the lists' "also in"."""
         return self.get("machines", lambda: machine_pages(self.store), disk=(  # type: ignore[return-value]
@@ -130,6 +136,19 @@ class Prepared:
                      for key, name, heading in (("country", "country", "Country"), ("owners", "owner", "Owner"))]
             return top500, epoch
         return self.get(f"charts:{min_tier}", draw, disk=(charts_to_json, charts_from_json))  # type: ignore[return-value]
+
+    def edition_statistics(self, edition: str) -> dict[str, list[dict[str, object]]]:
+        """An edition's statistics (hpckg.serve.statistics): table name -> the rows its canned query answers with
+        the edition bound, one query per table (a second or less each on the full graph)."""
+        def run() -> dict[str, list[dict[str, object]]]:
+            found = {}
+            for table in statistics.TABLES.values():
+                text = canned_query(self.project, table.query).bind({"edition": edition})
+                rows = lists.rows_from_results(json.loads(format_result(self.store.query(text, prefixes=False),
+                                                                        "json")))
+                found[table.name] = statistics.ranked(rows) if table.ranking else rows
+            return found
+        return self.get(f"statistics:{edition}", run, kept=EDITIONS_KEPT, disk=AS_IS)  # type: ignore[return-value]
 
     def canned_rows(self, name: str) -> list[dict[str, object]]:
         """A canned query's rows (its defaults bound), run here on the page store: for a list whose query is
@@ -178,12 +197,18 @@ class Prepared:
             ("preamble", self.views.preamble),
             ("TOP500 figures", self.top500_figures),
             ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
+            ("newest TOP500 edition's statistics",
+             lambda: [self.edition_statistics(e) for e in self.edition_names()[:1]]),
             ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
             ("sites, organisations and parts lists",
              lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
             ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
             # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
             ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
+            # Nine queries of a second or less per edition on the full graph (about seven minutes for all 63,
+            # where one query over every edition took over three): last, as only the over-time tables need them.
+            ("older TOP500 editions' statistics",
+             lambda: [self.edition_statistics(e) for e in self.edition_names()[1:]]),
         ]
         began = time.perf_counter()
         for name, step in steps + self.later:

@@ -162,5 +162,23 @@ def queries() -> str:
 
 
 def statistics() -> str:
-    """Statistics per TOP500 edition and over time (share by country, vendor, segment and more)."""
+    """The TOP500's statistics: every edition (those top500.org has but the data lacks named), over time."""
     return STATISTICS
+
+
+def edition_statistics(edition: str, format: str | None = None) -> str:
+    """One TOP500 edition's statistics (shares by country, vendor, segment, parts; Green500 and HPCG), or its
+    .json twin (every table)."""
+    return f"{STATISTICS}/top500/{quote(edition)}" + (f".{format}" if format else "")
+
+
+def statistics_table(edition: str, table: str, format: str | None = None) -> str:
+    """One table of an edition's statistics in full (table: country, vendor, green500 ...), or its .csv/.json
+    twin."""
+    return f"{STATISTICS}/top500/{quote(edition)}/{quote(table)}" + (f".{format}" if format else "")
+
+
+def statistics_trend(table: str, format: str | None = None, measure: str | None = None) -> str:
+    """One share table over every edition (table: country, vendor ...), or its .csv/.json twin."""
+    return with_query(f"{STATISTICS}/{quote(table)}" + (f".{format}" if format else ""),
+                      {"measure": measure} if measure else {})

@@ -178,8 +178,11 @@ class Views(EntityReader):
         counted = [iri for row in page.rows for column in page.spec.columns if column.items
                    for iri in items(row.get(column.items))]
         also = self.also_in(page.rows, machines or {})
+        from hpckg.serve.statistics import absent_editions, top500_org_list  # it builds its pages with Html
+
+        absent = [(e, top500_org_list(e)) for e in absent_editions(editions or [])]
         return Html(heading, "list.html", {
-            "also": also,
+            "also": also, "absent": absent,
             "names": self.system_names(counted) if counted else {},
             "page": page, "base": base, "heading": heading, "twins": twins, "query_url": query_url,
             "editions": editions or [], "href": self.href, "tiers": TIERS, "page_sizes": PAGE_SIZES,
@@ -226,7 +229,10 @@ class Views(EntityReader):
                                               "tiers": ("lead", "reported", "verified")})
 
     def lists_index(self, editions: list[dict[str, object]]) -> Html:
-        return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters()})
+        from hpckg.serve.statistics import absent_editions, top500_org_list  # it builds its pages with Html
+
+        absent = [(e, top500_org_list(e)) for e in absent_editions([str(row["edition"]) for row in editions])]
+        return Html("Lists", "lists.html", {"editions": editions, "epoch": urls.epoch_clusters(), "absent": absent})
 
     def vocab(self, ontology_dir: Path) -> Html:
         """The properties and vocabularies of the ontology in `ontology_dir` (the project's)."""
