@@ -387,9 +387,12 @@ class Service:
             self.store, self.generation_path, lambda path: HOST_MARK + path), kept=4, disk=DOCUMENTS_JSON)  # type: ignore[return-value]
 
     def warm_canned(self, prepared: Prepared) -> None:
-        """Answer every canned query that runs without arguments, at its defaults, ahead of visitors: through the
-        query workers' slow lane under the time limit (one at a time, so visitors keep the other workers),
-        skipping what fails."""
+        """Answer every canned query that runs without arguments, at its defaults, ahead of visitors: in this
+        background thread on the page store, as the other figures are (the project's own queries, which make
+        no outbound request). Not through the query workers: holding their slow lane for minutes after a
+        build opened, it made visitors' slow queries fail with 503 slow-lane-full."""
+        import pyoxigraph as ox
+
         for query in self.canned().values():
             if prepared.closed:
                 return
@@ -397,17 +400,18 @@ class Service:
                 text = query.bind({})
             except InputError:
                 continue  # it needs an argument (a system, an edition): no default page to prepare
-            job = Job(text, "json", "ttl")
-            job.service_checked, job.max_results = self.settings.allow_service, self.settings.max_results
+            if needs_parse(text):
+                continue  # it may name SERVICE: only a worker, which has no network, may run it
 
-            def run(job: Job = job) -> list[str]:
-                answer = self.pool.run(job, timeout=self.settings.timeout, slow=True)
-                if answer.status != 200:
-                    raise HttpError(answer.status, answer.code, answer.message)
-                return [answer.media_type, answer.form, answer.body.decode("utf-8")]
+            def run(text: str = text) -> list[str]:
+                result = prepared.store.query(text, prefixes=False)
+                if isinstance(result, ox.QueryTriples):
+                    return ["text/turtle", "triples", format_result(result, "ttl").decode("utf-8")]
+                form = "boolean" if isinstance(result, ox.QueryBoolean) else "solutions"
+                return ["application/sparql-results+json", form, format_result(result, "json").decode("utf-8")]
             try:
                 prepared.get(f"canned-answer:{query.name}.json", run, disk=AS_IS)
-            except Exception as error:  # noqa: BLE001 - a query over the limits stays a visitor's to run
+            except Exception as error:  # noqa: BLE001 - a query that fails stays a visitor's to run
                 logger.info("precomputing the canned query %s failed: %s", query.name, error)
 
     def page_state(self) -> tuple[str, int, tuple[str, ...], bool]:
