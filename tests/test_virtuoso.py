@@ -3,9 +3,7 @@ ports with its own ini file and database folder (tests/virtuoso_server.py).
 
 The `hpckg` command builds into it (validated locally, staged, switched), queries and checks against it,
 every canned query answers the same as on the embedded store, and a build killed while it loads leaves the
-previous graphs answering. A second Virtuoso holds real imports (tests/stores.py, WEBSITE), where Virtuoso
-plans queries as it would for a user's data: every canned query answers them the same too, with the graphs
-listed and through the build's graph group.
+previous graphs answering. tests/test_virtuoso_imports.py holds real imports in a Virtuoso of its own.
 """
 
 from __future__ import annotations
@@ -23,11 +21,10 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-import stores
 from answers import answer, concatenations, differences, ordered
 from hpckg.errors import StoreError
 from hpckg.query import PLAN_AS_WRITTEN, canned_queries
-from hpckg.remotebuild import STAGING, graph_group, publish
+from hpckg.remotebuild import STAGING, graph_group
 from hpckg.servers import GROUP_CREATE, GROUP_INSERT, GROUP_VARIABLE
 from hpckg.store import CATALOGUE_GRAPH, RemoteStore, Store
 from virtuoso_server import Virtuoso, start_virtuoso, stop_virtuoso
@@ -397,73 +394,6 @@ def test_a_first_build_moves_nothing_a_killed_one_is_dropped_a_refused_switch_na
         assert after.generation() == 1  # nothing switched: the first build is still the live one
     finally:
         stop_virtuoso(server)
-
-
-@pytest.fixture(scope="module")
-def imports(tmp_path_factory) -> Iterator[tuple[Virtuoso, Store]]:
-    """Two TOP500 editions and Epoch AI's data (the website tests' store, tests/stores.py) published
-    into a Virtuoso of their own. The seed alone is too small to show how Virtuoso plans the aggregates: on
-    these imports one of them never answered through the graph group. No server time limit, so a query that
-    never answers holds only its own request (with a limit it took the whole server with it)."""
-    server = start_virtuoso(tmp_path_factory.mktemp("virtuoso-imports"), buffers=100_000, query_seconds=0)
-    try:
-        local = Store(stores.website().store, read_only=True)
-        publish(local, RemoteStore(server.sparql, credentials=(server.user, server.password), timeout=600))
-        yield server, local
-    finally:
-        stop_virtuoso(server)
-
-
-def differences_by_value(embedded: Store, remote: RemoteStore, text: str) -> str:
-    """'' when `remote` answers `text` as `embedded` does, rows in order where the query orders them: on
-    real imports an ORDER BY that leaves ties (an organisation with two labels, systems of one name, a claim
-    of two editions) lets each engine order them its own way, so the queries order by every column that
-    can differ."""
-    concatenated = concatenations(text)
-    expected = answer(embedded.query(text, prefixes=False), concatenated)
-    try:
-        found = answer(remote.query(text, prefixes=False), concatenated)
-    except StoreError as error:
-        return str(error)[:200]
-    return differences(expected, found, in_order=ordered(text)) or ("" if expected[1] else "no rows to compare")
-
-
-# Queries with nothing to answer on two consecutive recent editions (compared all the same: both engines must
-# answer, with no rows): no machine of 2024-11 moved site or country by 2025-06.
-EMPTY_ON_TWO_EDITIONS = {"system-moves"}
-
-
-@pytest.mark.slow  # about 5 minutes: 38 queries twice, some of them tens of seconds on Virtuoso
-@pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
-def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_wanted):
-    # Virtuoso plans a query by the data it holds: on the seed alone every plan answers (see
-    # test_every_canned_query_answers_the_same_on_virtuoso); on imports some did not, or wrongly.
-    server, embedded = imports
-    remote = RemoteStore(server.sparql, timeout=60, graph_group=graph_group_wanted)
-    group = graph_group(remote.generation())
-    assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
-    failures = [f"{query.name}: {problem}" for query in canned_queries(session_project())
-                if (problem := differences_by_value(embedded, remote, query.bind()))
-                and not (problem == "no rows to compare" and query.name in EMPTY_ON_TWO_EDITIONS)]
-    assert not failures, "\n".join(failures)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("graph_group_wanted", [False, True], ids=["graphs-listed", "graph-group"])
-@pytest.mark.parametrize("values", [{"min_tier": "reported"}, {"include_all": "true"}], ids=["reported", "all"])
-def test_totals_per_tier_answer_real_imports_the_same(imports, graph_group_wanted, values):
-    # Two sums conditioned on a rank computed in the same aggregate made Virtuoso wait forever through the
-    # group (accelerators-by-operator); per system first, then per operator, it answers in a second. The
-    # defaults are in the test above; here each other parameter value.
-    server, embedded = imports
-    remote = RemoteStore(server.sparql, timeout=60, graph_group=graph_group_wanted)
-    failures = []
-    for query in canned_queries(session_project()):
-        accepted = {parameter.name for parameter in query.parameters}
-        if query.name.startswith("accelerators-by-") and set(values) <= accepted:
-            problem = differences_by_value(embedded, remote, query.bind(values))
-            failures += [f"{query.name}: {problem}"] if problem else []
-    assert failures == []
 
 
 def test_the_contribute_page_reviews_against_a_sparql_server(built):
