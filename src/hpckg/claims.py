@@ -115,9 +115,11 @@ def read_claims(store: GraphStore, *, about: Iterable[str] | None = None,
             continue
         values = "" if batch is None else (
             f"VALUES ?{'about' if about is not None else 'c'} {{ {' '.join(iri_ref(i) for i in batch)} }}")
+        # The two claim types as a FILTER, not a VALUES: joined with a VALUES of claims, Oxigraph read every
+        # claim's type first (200 claims of a TOP500 edition's source page: 3.9 s, now 0.02 s).
         result = store.query(f"""
             SELECT DISTINCT ?c ?p ?o WHERE {{
-              {values} ?c <{hpc('about')}> ?about ; a ?type . VALUES ?type {{ <{t.CLAIM}> <{t.DERIVED_CLAIM}> }}
+              {values} ?c <{hpc('about')}> ?about ; a ?type . FILTER (?type IN (<{t.CLAIM}>, <{t.DERIVED_CLAIM}>))
               ?c ?p ?o }}""", prefixes=False)
         for row in result:
             fields = rows.setdefault(row["c"].value, {})
