@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import rdflib
 
-import hpckg.serve.app as app_module
+import hpckg.serve.service as service_module
 from hpckg.serve import urls
 from hpckg.serve.sparql import deterministic
 from hpckg.serve.workers import Job, WorkerPool
@@ -265,8 +265,9 @@ def test_graph_store_protocol_read(web):
 
 def test_the_server_uses_no_private_attributes_of_the_standard_library():
     # The http.server handler wrote headers and body through BaseHTTPRequestHandler._headers_buffer.
-    source = Path(app_module.__file__).read_text(encoding="utf-8")
-    assert "_headers_buffer" not in source and "http.server" not in source
+    for module in Path(service_module.__file__).parent.glob("*.py"):
+        source = module.read_text(encoding="utf-8")
+        assert "_headers_buffer" not in source and "http.server" not in source, module.name
 
 
 def test_a_repeated_query_is_answered_from_the_cache_and_a_volatile_one_never(web):
@@ -450,7 +451,7 @@ def test_waiting_for_a_worker_is_not_charged_to_the_rate_limit():
 def test_a_client_that_lost_workers_is_locked_out_for_a_minute_at_most():
     with in_process(serve_store(), workers=1, rate_limit=0) as http:
         service = http.app.state.service
-        for _ in range(app_module.STRIKES):
+        for _ in range(service_module.STRIKES):
             service.strike("careless")
         retry = service.struck_out("careless")
         assert retry is not None and retry <= 60
