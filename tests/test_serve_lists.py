@@ -157,13 +157,16 @@ def test_the_lists_page_names_every_edition(web):
 def test_the_server_precomputes_its_generations_lists_and_figures_in_the_background(web):
     prepared = web.app.state.service.prepared
     assert prepared.wait(600), "the background precompute did not finish"
-    assert set(prepared.timings) == {"chart renderer", "home page", "search index", "records of one machine",
+    assert set(prepared.timings) == {"chart renderer", "home page", "system index", "search index",
+                                     "records of one machine",
                                      "preamble", "TOP500 figures",
                                      "newest TOP500 edition", "newest TOP500 edition's statistics",
                                      "Epoch AI clusters", "sites, organisations and parts lists", "charts",
                                      "older TOP500 editions", "older TOP500 editions' statistics",
                                      "ready-made queries' answers", "home page's structured data"}
     assert prepared.charts("lead") is prepared.charts("lead")  # drawn once, in the background
+    # the entity pages' tables read the generation's system index, made once
+    assert web.app.state.service.views.system_index() is prepared.system_index()
     assert prepared.edition_names() == ["2025-06", "2024-11"]
     # What a visitor gets is what the background made (the same rows, not computed again).
     assert prepared.edition("2024-11") is prepared.edition("2024-11")

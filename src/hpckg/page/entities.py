@@ -11,6 +11,7 @@ it names (VALUES), never one query per row.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,6 +24,7 @@ from hpckg import numbers
 from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
 from hpckg.page.model import Link
+from hpckg.page.systemindex import SystemIndex
 from hpckg.values import Iri
 
 if TYPE_CHECKING:
@@ -32,6 +34,7 @@ BOUND_SYMBOLS = {"minExclusive": ">", "minInclusive": "≥", "maxExclusive": "<"
 CITED_SHOWN = 200  # claims listed on a source's page; the rest are one query away
 SYSTEMS_SHOWN = 100  # systems an entity page lists, the largest first; the count says how many there are
 RANKED_SHOWN = 20  # sites and operators a country page lists
+TALLIED = {"site": "sites", "operator": "operators"}  # a tally column -> its SystemFacts attribute
 BATCH = 1000  # IRIs per VALUES block
 
 
@@ -198,6 +201,7 @@ class EntityReader:
 
     def __init__(self, store: GraphStore):
         self.store = store
+        self._system_index: SystemIndex | None = None
 
     def href(self, iri: str) -> str:
         return iri
@@ -292,63 +296,42 @@ class EntityReader:
 
     # ---- systems --------------------------------------------------------------------------------------
 
+    def system_index(self) -> SystemIndex:
+        """Every system's facts a table shows (hpckg.page.systemindex), read once per reader. The server's
+        reader answers from its store generation's figures instead (hpckg.serve.precompute replaces this)."""
+        if self._system_index is None:
+            self._system_index = SystemIndex.read(self.store)
+        return self._system_index
+
     def system_table(self, pattern: str, *, hide: tuple[str, ...] = (), note: str | None = None,
                      tally: tuple[str, ...] = ()) -> SystemTable:
         """The systems `pattern` (SPARQL binding ?s, started from the page's entity) finds, as a table: the
         SYSTEMS_SHOWN largest (Rmax, then accelerators) with their name, operator, site, country and their last
-        and best TOP500 rank. Each query starts from the entity; only the shown systems are read one by one
-        (VALUES), so a country of 6,000 systems costs what a site of six does, plus two index scans. `tally`
-        names properties (site, operator) whose values are counted over all the systems in the same pass."""
-        rows: dict[str, SystemRow] = {}
-        typed: set[str] = set()
-        tallied: list[tuple[str, str, str]] = []  # (system, property, value)
-        branches = "".join(f' UNION {{ ?s hpc:{name} ?v BIND("{name}" AS ?k) }}' for name in tally)
-        for row in self.select(f"""SELECT DISTINCT ?s ?k ?v WHERE {{ {pattern}
-                {{ ?s a hpc:System BIND("a" AS ?k) }} UNION {{ ?s hpc:rmax ?v BIND("rmax" AS ?k) }}
-                UNION {{ ?s hpc:acceleratorCount ?v BIND("accelerators" AS ?k) }}{branches} }}"""):
-            iri, kind = row["s"].value, row["k"].value
-            found = rows.setdefault(iri, SystemRow(Link(readable(iri), iri)))
-            if kind == "a":
-                typed.add(iri)
-            elif kind == "rmax":
-                found.rmax = Decimal(row["v"].value)
-            elif kind == "accelerators":
-                found.accelerators = int(row["v"].value)
-            else:
-                tallied.append((iri, kind, row["v"].value))
-        rows = {iri: row for iri, row in rows.items() if iri in typed}
+        and best TOP500 rank, from the system index; the graph is asked only which systems the pattern finds.
+        `tally` names columns (site, operator) whose values are counted over all the systems found."""
+        index = self.system_index()
+        found = {row["s"].value for row in self.select(f"SELECT DISTINCT ?s WHERE {{ {pattern} }}")}
+        systems = {iri: index.systems[iri] for iri in found if iri in index.systems}
         counts: dict[str, Counter[str]] = {name: Counter() for name in tally}
-        for system, name, value in tallied:
-            if system in typed:
-                counts[name][value] += 1
+        for facts in systems.values():
+            for name in tally:
+                counts[name].update(getattr(facts, TALLIED[name]))
+        rows = {iri: SystemRow(Link(facts.name or readable(iri), iri), rmax=facts.rmax,
+                               accelerators=facts.accelerators, rank=facts.rank, listed=facts.listed,
+                               best_rank=facts.best_rank) for iri, facts in systems.items()}
         shown_iris = sorted(rows, key=lambda iri: rows[iri].size)[:SYSTEMS_SHOWN]
-        if shown_iris:
-            for row in self.select(f"""SELECT ?s ?k ?v WHERE {{ VALUES ?s {{ {values_of(shown_iris)} }}
-                {{ ?s hpc:name ?v BIND("name" AS ?k) }} UNION {{ ?s rdfs:label ?v BIND("label" AS ?k) }}
-                UNION {{ ?s hpc:operator ?v BIND("operator" AS ?k) }} UNION {{ ?s hpc:site ?v BIND("site" AS ?k) }}
-                UNION {{ ?s hpc:country ?v BIND("country" AS ?k) }} }} ORDER BY ?s ?k ?v"""):
-                found, kind, value = rows[row["s"].value], row["k"].value, row["v"].value
-                if kind == "name" or (kind == "label" and found.system.text == readable(row["s"].value)):
-                    found.system = Link(value, found.system.href)
-                elif kind in ("operator", "site", "country") and getattr(found, kind) is None:
-                    setattr(found, kind, Link(value, value))
-        shown = [rows[iri] for iri in shown_iris]
-        if shown_iris:
-            # every rank the shown systems had, one pass: the last edition's and the best
-            for row in self.select(f"""SELECT ?s ?rank ?when WHERE {{ VALUES ?s {{ {values_of(shown_iris)} }}
-                ?c hpc:about ?s ; hpc:property hpc:listRank ; hpc:value ?rank ; hpc:pointInTime ?when }}"""):
-                found, rank, when = rows[row["s"].value], int(row["rank"].value), str(row["when"].value)[:7]
-                if found.listed is None or when > found.listed:
-                    found.listed, found.rank = when, rank
-                found.best_rank = rank if found.best_rank is None else min(found.best_rank, rank)
-        named = labels(self.store, [link.href or "" for row in shown for link in (row.operator, row.site,
-                                                                                   row.country) if link])
-        for row in shown:
-            row.system = self.link(row.system.href or "", row.system.text)
-            for column in ("operator", "site", "country"):
-                link = getattr(row, column)
-                if link is not None:
-                    setattr(row, column, self.link(link.href, named.get(link.href) or readable(link.href)))
+        columns = {"operator": "operators", "site": "sites", "country": "countries"}
+        named = labels(self.store, sorted({values[0] for iri in shown_iris for attribute in columns.values()
+                                           if (values := getattr(systems[iri], attribute))}))
+        shown = []
+        for iri in shown_iris:
+            row = rows[iri]
+            row.system = self.link(iri, row.system.text)
+            for column, attribute in columns.items():
+                values = getattr(systems[iri], attribute)
+                if values:  # the first of several, as the table has one cell
+                    setattr(row, column, self.link(values[0], named.get(values[0]) or readable(values[0])))
+            shown.append(row)
         return SystemTable(shown, len(rows), hide, note, counts)
 
     # ---- pages ----------------------------------------------------------------------------------------
@@ -428,34 +411,16 @@ class EntityReader:
                 "aliases": aliases}
 
     def share(self, iri: str) -> Share | None:
-        """The country's systems and Rmax in the latest TOP500 edition, of the edition's total: the edition's
-        Rmax claims (500, read once per reader) and its country claims naming this country."""
-        edition = self.latest_rmax()
-        if edition is None:
+        """The country's systems and Rmax in the newest TOP500 edition, of the edition's total, as that edition
+        gives each system's country and Rmax (from the system index)."""
+        index = self.system_index()
+        if index.newest_edition is None:
             return None
-        date, by_system = edition
-        listed = {r["s"].value for r in self.select(f"""SELECT DISTINCT ?s WHERE {{ ?c hpc:value {iri_ref(iri)} .
-            ?c hpc:edition {iri_ref(self._edition or "")} . ?c hpc:property hpc:country . ?c hpc:about ?s }}""")}
-        mine = [rmax for system, rmax in by_system.items() if system in listed]
-        return Share(date, len(listed), len(by_system), sum(mine, Decimal(0)),
-                     sum(by_system.values(), Decimal(0)))
-
-    _edition: str | None = None
-    _latest: tuple[str, dict[str, Decimal]] | None = None
-
-    def latest_rmax(self) -> tuple[str, dict[str, Decimal]] | None:
-        """The latest TOP500 edition's date and its systems' Rmax, read once per reader (store generation)."""
-        if self._latest is None:
-            latest = self.select("SELECT ?e ?issued WHERE { ?e a hpc:ListEdition ; dcterms:issued ?issued }"
-                                 " ORDER BY DESC(?issued) LIMIT 1")
-            if not latest:
-                return None
-            self._edition = latest[0]["e"].value
-            rows = self.select(f"""SELECT ?s ?rmax WHERE {{ ?m hpc:edition {iri_ref(self._edition)} .
-                ?m hpc:property hpc:rmax . ?m hpc:about ?s ; hpc:value ?rmax }}""")
-            self._latest = (str(latest[0]["issued"].value)[:7],
-                            {r["s"].value: Decimal(r["rmax"].value) for r in rows})
-        return self._latest
+        listed = [facts for facts in index.systems.values() if iri in facts.newest_countries]
+        ranked = [facts.newest_rmax for facts in index.systems.values() if facts.newest_rmax is not None]
+        return Share(index.newest_edition, len(listed), len(ranked),
+                     sum((facts.newest_rmax for facts in listed if facts.newest_rmax is not None), Decimal(0)),
+                     sum(ranked, Decimal(0)))
 
     def source(self, iri: str) -> dict[str, object]:
         e_iri = iri_ref(iri)
@@ -465,9 +430,10 @@ class EntityReader:
         # A TOP500 edition is the source of some 20,000 claims: the page lists the first CITED_SHOWN (by IRI,
         # so the same ones each time) and links to the query that lists them all.
         citing = f"SELECT ?c WHERE {{ ?c prov:hadPrimarySource {e_iri} }}"
-        [total] = self.select(f"SELECT (COUNT(?c) AS ?n) WHERE {{ ?c prov:hadPrimarySource {e_iri} }}")
-        cited = read_claims(self.store, iris=[r["c"].value for r in self.select(
-            f"{citing} ORDER BY ?c LIMIT {CITED_SHOWN}")])
+        citing_iris = [row["c"].value for row in self.select(citing)]
+        # sorted here: with ORDER BY ?c Oxigraph took 1.2 s for the 10,000 claims of a TOP500 edition on the
+        # full graph; read and sorted here 0.1 s
+        cited = read_claims(self.store, iris=heapq.nsmallest(CITED_SHOWN, citing_iris))
         checks = self.select(f"""SELECT ?chk ?when ?system ?result ?term ?count ?by WHERE {{
             ?chk a hpc:SourceCheck ; prov:used {e_iri} .
             OPTIONAL {{ ?chk prov:endedAtTime ?when }} OPTIONAL {{ ?chk hpc:checkedSystem ?system }}
@@ -479,7 +445,7 @@ class EntityReader:
         return {"meta": [(names.get(r["p"].value, short(r["p"].value)), self.term(r["o"], names)) for r in meta],
                 "checks": [[self.term(r.get(k), check_names) for k in
                             ("when", "system", "result", "term", "count", "by", "chk")] for r in checks],
-                "cited": self.claims_table(cited, show_about=True), "cited_total": int(total["n"].value),
+                "cited": self.claims_table(cited, show_about=True), "cited_total": len(citing_iris),
                 "all_cited": self.query_url(f"{citing} ORDER BY ?c")}
 
     def query_url(self, query: str) -> str:

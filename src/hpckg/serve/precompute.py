@@ -1,11 +1,12 @@
 """What the website computes once per store generation, started in the background when the server opens a
-generation or switches to a new one (the server answers meanwhile): the search index, the system pages'
-preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics), the newest TOP500 edition's
-list (hpckg.serve.editions), the home page's figures (hpckg.serve.front), Epoch AI's clusters (the rows of
-epoch-clusters-list), the sites, organisations and parts lists, the charts page drawn (with and without
-leads), every older edition's list, and (the server's own steps) the answers of the canned queries at their
-defaults, and each edition's statistics tables (hpckg.serve.statistics), newest first. Figures given a JSON
-form are kept on disk per generation too (hpckg.serve.diskcache).
+generation or switches to a new one (the server answers meanwhile): the search index, the system index of the
+entity pages' tables (hpckg.page.systemindex), the system pages' preamble, the whole-list TOP500 figures of the
+charts (hpckg.serve.analytics), the newest TOP500 edition's list (hpckg.serve.editions), the home page's figures
+(hpckg.serve.front), Epoch AI's clusters (the rows of epoch-clusters-list), the sites, organisations and parts
+lists, the charts page drawn (with and without leads), every older edition's list, and (the server's own steps)
+the answers of the canned queries at their defaults, and each edition's statistics tables
+(hpckg.serve.statistics), newest first. Figures given a JSON form are kept on disk per generation too
+(hpckg.serve.diskcache).
 
 A request that needs one of them before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from markupsafe import Markup
 
 from hpckg.page.machine import OneMachine, machine_pages
+from hpckg.page.systemindex import SystemIndex
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
 from hpckg.serve import analytics, charts, editions, front, lists, statistics, urls
@@ -58,6 +60,8 @@ class Prepared:
         self.closed = False
         # The server's own steps: `early` right after the home page's figures, `later` after everything else.
         self.early: list[tuple[str, Callable[[], object]]] = []
+        # the entity pages' tables of systems read this generation's system index, kept on disk
+        views.system_index = self.system_index
         self.later: list[tuple[str, Callable[[], object]]] = []
 
     def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
@@ -175,6 +179,11 @@ class Prepared:
             ?e hpc:editionOf ds:top500 ; dcterms:issued ?issued . BIND (STR(?issued) AS ?edition) }
             ORDER BY DESC(?edition)""")]
 
+    def system_index(self) -> SystemIndex:
+        """Every system's facts the entity pages' tables show (hpckg.page.systemindex; 3 s on the full graph)."""
+        return self.get("system-index", lambda: SystemIndex.read(self.store), disk=(  # type: ignore[return-value]
+            lambda index: index.to_json(), SystemIndex.from_json))  # type: ignore[attr-defined]
+
     def search_index(self) -> SearchIndex:
         """The search's index of this generation's names (13 s on the full graph: kept on disk)."""
         return self.get("search-index", lambda: SearchIndex.from_store(self.store, self.machines()), disk=(  # type: ignore[return-value]
@@ -191,6 +200,7 @@ class Prepared:
             # The chart renderer's runtime starts in a second or two, once per process.
             ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
             ("home page", self.front),  # first: the front door, a few seconds on the full graph
+            ("system index", self.system_index),  # the site, organisation, part and country pages
             *self.early,
             ("records of one machine", self.machines),
             ("search index", self.search_index),
