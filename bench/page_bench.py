@@ -40,8 +40,15 @@ PAGES = {  # page type -> path (real entities of the full import)
     "site (ORNL)": "/page/site/top500-site-48553",
     "organisation (HPE)": "/page/org/hpe",
     "organisation (ORNL)": "/page/org/top500-operator-48553",
+    "organisation (NVIDIA)": "/page/org/nvidia",
+    "part (10G Ethernet, 699 systems)": "/page/part/top500-10g-ethernet",
+    "country (US, 5,947 systems)": "/page/country/US",
+    "country (DE)": "/page/country/DE",
+    "source (TOP500 2025-06, 10,147 claims)": "/page/source/top500-2025-06",
     "search": "/search?q=frontier",
     "statistics": "/statistics",
+    "statistics of an edition": "/statistics/top500/2025-06",
+    "a statistic over time": "/statistics/country",
 }
 
 

@@ -157,7 +157,7 @@ def test_the_lists_page_names_every_edition(web):
 def test_the_server_precomputes_its_generations_lists_and_figures_in_the_background(web):
     prepared = web.app.state.service.prepared
     assert prepared.wait(600), "the background precompute did not finish"
-    assert set(prepared.timings) == {"chart renderer", "home page", "system index", "search index",
+    assert set(prepared.timings) == {"chart renderer", "page templates", "home page", "system index", "search index",
                                      "records of one machine",
                                      "preamble", "TOP500 figures",
                                      "newest TOP500 edition", "newest TOP500 edition's statistics",

