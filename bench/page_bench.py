@@ -1,8 +1,9 @@
 """Page latency of the website on the full graph, as a visitor meets it: start `hpckg serve` on a built store,
 visit each page type once at once (the first visit after the server opened the build, while its background
-precompute may still run), then N more times for p50/p99. Run twice by default: a cold start (the page cache
-of this generation emptied) and a restart (the page cache kept on disk by the first run). Writes its table to
-docs/benchmarks.md with --write.
+precompute may still run), then N more times for p50/p99. Run twice by default: the first server after a build
+(the page cache of this generation emptied, then filled as `hpckg build` fills it: hpckg.serve.prepare) and a
+restart (the page cache as the first server left it). --cold: the first run after a `hpckg build --no-pages`
+instead (the cache emptied only). Writes its table to docs/benchmarks.md with --write.
 
     .venv/bin/python bench/page_bench.py /work/main/.hpckg/store [--visits 20] [--write]
 """
@@ -125,6 +126,17 @@ def table(runs: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+def prepare(store: Path) -> float:
+    """What `hpckg build` does for the website before it switches the store to a generation; its seconds."""
+    from hpckg.project import discover
+    from hpckg.serve.prepare import prepare_generation
+    from hpckg.store import current_generation
+
+    began = time.perf_counter()
+    prepare_generation(discover(explicit=ROOT), current_generation(store), store_path=store)
+    return time.perf_counter() - began
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store", type=Path)
@@ -133,6 +145,8 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the table to docs/benchmarks.md")
     parser.add_argument("--label", default="", help="a note for the table's heading (e.g. 'before')")
     parser.add_argument("--no-cold", action="store_true", help="keep the page cache (only the restart run)")
+    parser.add_argument("--cold", action="store_true",
+                        help="the first run after a build with --no-pages: the page cache emptied, not prepared")
     parser.add_argument("--save", type=Path, help="write this run's rows as JSON (for --before)")
     parser.add_argument("--before", type=Path, help="an earlier --save, shown as the table's first columns")
     args = parser.parse_args()
@@ -140,9 +154,12 @@ def main() -> None:
     runs: dict[str, list[dict]] = {}
     if args.before:  # an earlier run's rows (--save), e.g. of the code before a change, as the first columns
         runs.update(json.loads(args.before.read_text()))
+    prepared_in = None
     if not args.no_cold:
         shutil.rmtree(cache, ignore_errors=True)
-        runs["cold start"] = run(args.store, args.visits, "cold", args.timeout)
+        if not args.cold:
+            prepared_in = prepare(args.store)
+        runs["cold start" if args.cold else "after build"] = run(args.store, args.visits, "cold", args.timeout)
     runs["restart"] = run(args.store, args.visits, "restart", args.timeout)
     if args.save:
         args.save.write_text(json.dumps({f"{args.label} {name}".strip(): rows for name, rows in runs.items()
@@ -152,8 +169,10 @@ def main() -> None:
             f"`.venv/bin/python bench/page_bench.py STORE --visits {args.visits} --write` starts `hpckg serve` on "
             "the full import, visits each page once right after the server opened the build (\"first\"), then "
             f"{args.visits} times more (p50, p99), with httpx over loopback (Accept-Encoding: gzip). \"cold "
-            "start\": the page cache of this generation (.hpckg/cache/pages) emptied first; \"restart\": a second "
-            "server on the same generation, which finds the first one's cache on disk.\n\n"
+            "start\": the page cache of this generation (.hpckg/cache/pages) emptied first (a build with --no-pages); "
+            "\"after build\": emptied, then filled as `hpckg build` fills it before it switches to a generation"
+            + (f" ({prepared_in:.0f} s on this graph)" if prepared_in is not None else "")
+            + "; \"restart\": a second server on the same generation, which finds the first one's cache on disk.\n\n"
             f"Measured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores shared with other "
             f"engineers' jobs (load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} at the end).\n\n"
             + table(runs))

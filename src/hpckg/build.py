@@ -233,7 +233,8 @@ def populate(store: AnyStore, project: Project, *, extra: Iterable[Path] = (),
 
 def build(project: Project, *, store_path: Path | str | None, extra: Iterable[Path] = (),
           validate: bool = True, engine: str = "fast", progress: Progress | None = None,
-          wait: bool = True, waiting: Progress | None = None, staging: str = "auto") -> BuildSummary:
+          wait: bool = True, waiting: Progress | None = None, staging: str = "auto",
+          prepare: Callable[[Path], object] | None = None) -> BuildSummary:
     """Build the project into a fresh store and swap it in only when it validates.
 
     On disk, one build at a time holds the store's lock (<store>.lock); another one waits for it, telling
@@ -245,6 +246,9 @@ def build(project: Project, *, store_path: Path | str | None, extra: Iterable[Pa
     validator, which gives the same results (tests/test_fastvalidate.py) far more slowly.
 
     staging "auto", "memory" or "disk": where an on-disk build derives and validates (choose_staging).
+
+    prepare: called with an on-disk build's finished generation folder before the store is switched to it (the
+    CLI computes the website's figures there: hpckg.serve.prepare); what it raises is reported, not fatal.
 
     store_path None builds in memory; an http(s) URL publishes to a SPARQL server once the build passed
     locally: staging graphs first, then one switch (hpckg.remotebuild).
@@ -267,7 +271,7 @@ def build(project: Project, *, store_path: Path | str | None, extra: Iterable[Pa
     with layout.build_lock(target, wait=wait, waiting=waiting):
         layout.pause_point("after-lock")
         return _build_generation(project, target, extra=extra, validate=validate, engine=engine, progress=progress,
-                                 staging=staging)
+                                 staging=staging, prepare=prepare)
 
 
 STAGINGS = ("auto", "memory", "disk")
@@ -324,7 +328,8 @@ def choose_staging(files: Iterable[Path], staging: str = "auto") -> str:
 
 
 def _build_generation(project: Project, target: Path, *, extra: Iterable[Path], validate: bool, engine: str,
-                      progress: Progress | None, staging: str = "auto") -> BuildSummary:
+                      progress: Progress | None, staging: str = "auto",
+                      prepare: Callable[[Path], object] | None = None) -> BuildSummary:
     """With the build lock held: write a new generation beside the current one, validate it, then point the
     store at it in one atomic rename and remove all but the previous generation. A kill at any point leaves
     the store pointing at a complete generation; what it left half-done is cleaned up by the next build.
@@ -379,6 +384,12 @@ def _build_generation(project: Project, target: Path, *, extra: Iterable[Path], 
         previous = None
     generation = layout.finish_generation(staging_dir)
     layout.pause_point("after-close")
+    if prepare is not None:
+        try:
+            prepare(generation)
+        except Exception as error:  # noqa: BLE001 - best effort: a server computes what is missing itself
+            if progress:
+                progress(f"the website's figures were not prepared ({error}); the server will compute them")
     replace_directory(generation, target)
     layout.pause_point("after-switch")
     layout.prune_generations(target, keep=(generation, previous))

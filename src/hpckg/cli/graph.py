@@ -77,12 +77,33 @@ def cmd_build(args: argparse.Namespace, project: Project) -> int:
     if target is not None and not args.no_import:
         import_configured_sources(args, project)
     print(f"building {'in memory' if target is None else target} ...", file=sys.stderr, flush=True)
+    progress = _progress(args.quiet)
+    prepare = None if args.no_pages or not isinstance(target, Path) else website_figures(project, target, progress)
     summary = build(project, store_path=target, extra=[Path(p) for p in args.paths], validate=not args.no_validate,
-                    engine=args.engine, progress=_progress(args.quiet), wait=not args.no_wait,
-                    staging=args.staging,
+                    engine=args.engine, progress=progress, wait=not args.no_wait,
+                    staging=args.staging, prepare=prepare,
                     waiting=lambda message: print(f"hpckg build: {message}", file=sys.stderr, flush=True))
     print(summary.to_text())
     return 0
+
+
+def website_figures(project: Project, store_path: Path, progress):
+    """The build's step that computes a new generation's website figures before the switch (hpckg.serve.prepare),
+    as `hpckg serve` with its defaults shows them."""
+    def prepare(generation: Path) -> None:
+        import time
+
+        from hpckg.cli.serve import default_releases
+        from hpckg.serve.prepare import prepare_generation
+
+        if progress:
+            progress("preparing the website's figures")
+        began = time.perf_counter()
+        prepare_generation(project, generation, store_path=store_path, releases=default_releases(project),
+                           progress=(lambda message: progress(f"  {message}")) if progress else None)
+        if progress:
+            progress(f"website's figures prepared in {time.perf_counter() - began:.1f} s")
+    return prepare
 
 
 # --- validate -------------------------------------------------------------------------------------
@@ -234,6 +255,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-wait", action="store_true",
                    help="when another build of the same store is running, fail at once (exit 2) instead of "
                         "waiting for it to finish")
+    p.add_argument("--no-pages", action="store_true",
+                   help="do not compute the website's figures of the new store before switching to it (the "
+                        "home page, indexes, charts, newest list, canned answers: about a minute on the full "
+                        "imports); `hpckg serve` then computes them in its background while visitors wait")
     add_engine_option(p)
     p.add_argument("paths", nargs="*", metavar="PATH", help="extra RDF files or folders to load")
     p.set_defaults(handler=cmd_build)

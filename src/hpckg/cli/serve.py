@@ -151,6 +151,11 @@ def releases_folder(args: argparse.Namespace, project: Project) -> Path | None:
         if not folder.is_dir():
             raise InputError(f"--releases {args.releases}: no such folder; `hpckg release --out DIR` writes one")
         return folder
+    return default_releases(project)
+
+
+def default_releases(project: Project) -> Path | None:
+    """The project's dist/releases when a release was made there."""
     from hpckg.cli.release import DEFAULT_RELEASES
 
     folder = project.root / DEFAULT_RELEASES

@@ -64,6 +64,7 @@ from hpckg.serve.middleware import (
     client_of,
     server_timing,
 )
+from hpckg.serve.precompute import HOST_MARK
 from hpckg.serve.publication import EXTENSIONS, accepts_gzip, file_response, release_media_type
 from hpckg.serve.responses import (
     EXPOSED,
@@ -73,7 +74,7 @@ from hpckg.serve.responses import (
     redirect,
     respond,
 )
-from hpckg.serve.service import HOST_MARK, Service, Settings
+from hpckg.serve.service import Service, Settings
 from hpckg.serve.sparql import (
     QueryRequest,
     accepted,
@@ -242,7 +243,7 @@ class Routes:
         service, headers = self.service, request.headers
         publication, prepared = service.publication, service.prepared
         releases = publication.release_names()
-        marked = service.home_documents(prepared)
+        marked = prepared.home_documents()
         here = absolute(headers, "")
         structured = [json.loads(json.dumps(d).replace(HOST_MARK, here)) if isinstance(d, dict)
                       else d.replace(HOST_MARK.encode(), here.encode()) for d in marked]  # type: ignore[union-attr]

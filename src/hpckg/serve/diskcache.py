@@ -3,11 +3,12 @@ a second server on the same build) reads them back instead of computing them aga
 otherwise, during which the first visitors wait.
 
 A folder is named by a digest of the generation's identity (GraphStore.generation_id: the generation folder's
-absolute path, or a server's URL#generation) and of the code's version (FORMAT), so a figure is never read for
-another build than the one it was computed from, nor by code that computes it differently. Only read-only
-stores use it: a store that takes SPARQL Update changes without a new generation. Each file is JSON written to
-a temporary name and renamed into place (a reader sees a whole file or none); a file that cannot be read is
-computed again. Folders not used lately are removed (KEPT).
+absolute path, or a server's URL#generation), the base IRI the pages link under, and the code's version (FORMAT),
+so a figure is never read for another build than the one it was computed from, nor by code that computes it
+differently. `hpckg build` writes a new generation's figures before it switches to it (hpckg.serve.prepare), so a
+server's first visitors find them here. Only read-only stores use it: a store that takes SPARQL Update changes
+without a new generation. Each file is JSON written to a temporary name and renamed into place (a reader sees a
+whole file or none); a file that cannot be read is computed again. Folders not used lately are removed (KEPT).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from hpckg import __version__
+from hpckg.project import Project
 
 logger = logging.getLogger("hpckg.serve")
 # Part of every folder's name with hpckg's version: raise it when a kept figure changes what it holds, so
@@ -85,11 +87,17 @@ class GenerationCache:
                 shutil.rmtree(old, ignore_errors=True)
 
 
-def for_generation(cache_root: Path | None, identity: str, *, writable: bool) -> GenerationCache | None:
-    """The disk cache of one generation, or None where figures must not outlive the process (a writable store,
-    an in-memory one, or no cache folder)."""
-    if cache_root is None or writable or identity == "memory":
+def pages_folder(project: Project) -> Path:
+    """Where a project's generations keep their website figures (a server's and a build's, the same)."""
+    return project.graphs.parent / "cache" / "pages"
+
+
+def for_generation(cache_root: Path | None, generation_id: str, base_iri: str, *,
+                   writable: bool) -> GenerationCache | None:
+    """The disk cache of one generation as pages under `base_iri` show it (their links name it), or None where
+    figures must not outlive the process (a writable store, an in-memory one, or no cache folder)."""
+    if cache_root is None or writable or generation_id == "memory":
         return None
-    cache = GenerationCache(cache_root, identity)
+    cache = GenerationCache(cache_root, f"{generation_id} {base_iri}")
     cache.touch_and_prune()
     return cache

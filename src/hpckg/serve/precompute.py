@@ -1,14 +1,15 @@
-"""What the website computes once per store generation, started in the background when the server opens a
-generation or switches to a new one (the server answers meanwhile): the search index, the system index of the
-entity pages' tables (hpckg.page.systemindex), the system pages' preamble, the whole-list TOP500 figures of the
-charts (hpckg.serve.analytics), the newest TOP500 edition's list (hpckg.serve.editions), the home page's figures
-(hpckg.serve.front), Epoch AI's clusters (the rows of epoch-clusters-list), the sites, organisations and parts
-lists, the charts page drawn (with and without leads), every older edition's list, and (the server's own steps)
-the answers of the canned queries at their defaults, and each edition's statistics tables
-(hpckg.serve.statistics), newest first. Figures given a JSON form are kept on disk per generation too
-(hpckg.serve.diskcache).
+"""What the website computes once per store generation (Prepared.steps): the home page's figures
+(hpckg.serve.front) and structured data, the system index of the entity pages' tables (hpckg.page.systemindex),
+the search index, the system pages' preamble, the whole-list TOP500 figures of the charts (hpckg.serve.analytics),
+the newest TOP500 edition's list (hpckg.serve.editions) and statistics (hpckg.serve.statistics), Epoch AI's
+clusters, the sites, organisations and parts lists, the charts page drawn (with and without leads), the canned
+queries' answers at their defaults, every older edition's list, and last each older edition's statistics.
 
-A request that needs one of them before the background has made it computes it itself (once: the others
+`hpckg build` computes all but the last before it switches the store to a new generation (hpckg.serve.prepare)
+and keeps them on disk (hpckg.serve.diskcache); a server opening a generation starts the same steps in the
+background, which read what the build kept and compute the rest, answering visitors meanwhile.
+
+A request that needs a figure before the background has made it computes it itself (once: the others
 wait for it); nothing is computed twice for one generation. On a writable store (SPARQL Update enabled) the
 data changes between builds, so every figure is kept with the update revision it was computed at and
 computed again after an update.
@@ -23,32 +24,61 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from markupsafe import Markup
 
+from hpckg.errors import InputError
 from hpckg.page.machine import OneMachine, machine_pages
 from hpckg.page.render import compile_templates
 from hpckg.page.systemindex import SystemIndex
 from hpckg.project import Project
-from hpckg.query import canned_query, format_result
+from hpckg.query import CannedQuery, canned_queries, canned_query, format_result
 from hpckg.serve import analytics, charts, editions, front, lists, statistics, urls
 from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.diskcache import GenerationCache
+from hpckg.serve.publication import Publication
 from hpckg.serve.search import SearchIndex
+from hpckg.serve.workers import BackgroundWorker, Job
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
 logger = logging.getLogger("hpckg.serve")
 AS_IS = (lambda value: value, lambda value: value)  # figures that are JSON already (rows of str, int, float)
+# Where the server's URL goes in the home page's JSON-LD, kept per generation for every host.
+HOST_MARK = "http://hpckg-server.invalid"
+# The home page's JSON-LD documents (dicts, or serialized JSON-LD bytes) as JSON and back (Prepared.get).
+DOCUMENTS_JSON = (lambda docs: [d.decode("utf-8") if isinstance(d, bytes) else d for d in docs],  # type: ignore[union-attr]
+                  lambda data: [d.encode("utf-8") if isinstance(d, str) else d for d in data])  # type: ignore[union-attr]
 EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 MB); the TOP500 has 63
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One figure (or group) the background computes; `at_build`: a build computes it too (False for what
+    only warms a process: the chart renderer's runtime, the compiled templates)."""
+
+    name: str
+    run: Callable[[], object]
+    at_build: bool = True
+
+
+def canned_answer_key(name: str, fmt: str) -> str:
+    """The figure a canned query's answer at its defaults is kept as (a server's own runs use it too)."""
+    return f"canned-answer:{name}.{fmt}"
 
 
 class Prepared:
     """One generation's precomputed figures, keyed by (what, update revision)."""
 
     def __init__(self, views, revision: Callable[[], int], project: Project,
-                 disk: GenerationCache | None = None):
+                 disk: GenerationCache | None = None, publication: Publication | None = None,
+                 generation: Path | str | None = None, worker: BackgroundWorker | None = None):
         self.views = views
+        self.publication = publication  # the dumps and descriptions the home page's structured data names
+        self.generation = generation  # the generation's folder (a server's URL for a SPARQL server)
+        self.worker = worker  # where the canned queries' answers are computed (None: they are not)
         self.disk = disk  # where figures are kept across restarts (hpckg.serve.diskcache), None: memory only
         self.project = project  # whose canned queries the charts and lists run
         self.store = views.store
@@ -59,11 +89,8 @@ class Prepared:
         self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
         self._thread: threading.Thread | None = None
         self.closed = False
-        # The server's own steps: `early` right after the home page's figures, `later` after everything else.
-        self.early: list[tuple[str, Callable[[], object]]] = []
         # the entity pages' tables of systems read this generation's system index, kept on disk
         views.system_index = self.system_index
-        self.later: list[tuple[str, Callable[[], object]]] = []
 
     def get(self, what: str, compute: Callable[[], object], *, kept: int | None = None,
             disk: tuple[Callable[[object], object], Callable[[object], object]] | None = None) -> object:
@@ -191,49 +218,102 @@ class Prepared:
             lambda index: index.to_json(),  # type: ignore[attr-defined]
             lambda data: SearchIndex.from_json(data, self.machines())))  # type: ignore[arg-type]
 
+    def home_documents(self) -> list[dict | bytes]:
+        """The home page's JSON-LD with HOST_MARK where the server's URL goes (a request puts in its own),
+        kept per generation and set of releases: it reads the whole store (its time coverage)."""
+        if self.publication is None:
+            return []
+        releases = self.publication.release_names()
+        return self.get(f"home-documents:{','.join(releases)}", lambda: self.publication.home_documents(  # type: ignore[union-attr]
+            self.store, Path(str(self.generation)), lambda path: HOST_MARK + path), kept=4, disk=DOCUMENTS_JSON)  # type: ignore[return-value]
+
+    def canned_answers(self) -> None:
+        """Answer every canned query that runs without arguments, at its defaults, ahead of visitors, on the
+        background worker (hpckg.serve.workers.BackgroundWorker: a visitor's walls, not the visitors' pool,
+        whose slow lane it held for minutes after a build opened). An answer the endpoint refuses (over the
+        result cap, past the time limit) is not kept: a visitor is told why, as for any query."""
+        worker = self.worker
+        if worker is None:
+            return
+
+        def answer(query: CannedQuery) -> None:
+            if self.closed:
+                return
+            try:
+                text = query.bind({})
+            except InputError:
+                return  # it needs an argument (a system, an edition): no default page to prepare
+
+            def run() -> list[str]:
+                found = worker.run(Job(text, "json", "ttl"))
+                if found.status != 200:
+                    raise RuntimeError(f"{found.code}: {found.message}")
+                return [found.media_type, found.form, found.body.decode("utf-8")]
+            try:
+                self.get(canned_answer_key(query.name, "json"), run, disk=AS_IS)
+            except Exception as error:  # noqa: BLE001 - a query that fails stays a visitor's to run
+                logger.info("precomputing the canned query %s failed: %s", query.name, error)
+        try:
+            with ThreadPoolExecutor(worker.size, thread_name_prefix="hpckg-canned") as running:
+                list(running.map(answer, canned_queries(self.project)))
+        finally:
+            worker.close()
+
+    def steps(self) -> list[Step]:
+        """What warm() computes, in order. A build computes those with `at_build` before it switches the store
+        to the new generation (hpckg.serve.prepare), so a server's first visitors find them on disk."""
+        return [
+            # The chart renderer's runtime starts in a second or two, once per process.
+            Step("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, ""),
+                 at_build=False),
+            Step("page templates", compile_templates, at_build=False),  # compiled once per process, 0.2 s
+            Step("home page", self.front),  # first: the front door, a few seconds on the full graph
+            Step("system index", self.system_index),  # the site, organisation, part and country pages
+            Step("home page's structured data", self.home_documents),
+            Step("records of one machine", self.machines),
+            Step("search index", self.search_index),
+            Step("preamble", self.views.preamble),
+            Step("TOP500 figures", self.top500_figures),
+            Step("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
+            Step("newest TOP500 edition's statistics",
+                 lambda: [self.edition_statistics(e) for e in self.edition_names()[:1]]),
+            Step("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
+            Step("sites, organisations and parts lists",
+                 lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
+            Step("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
+            Step("ready-made queries' answers", self.canned_answers),
+            # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
+            Step("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
+            # Nine queries of a second or less per edition on the full graph (about seven minutes for all 63,
+            # where one query over every edition took over three): last, as only the over-time tables need them.
+            Step("older TOP500 editions' statistics",
+                 lambda: [self.edition_statistics(e) for e in self.edition_names()[1:]], at_build=False),
+        ]
+
     def start(self) -> None:
         """Compute everything in a background thread (daemon: a closing server does not wait for it)."""
         self._thread = threading.Thread(target=self.warm, name="hpckg-precompute", daemon=True)
         self._thread.start()
 
-    def warm(self) -> None:
-        steps: list[tuple[str, Callable[[], object]]] = [
-            # The chart renderer's runtime starts in a second or two, once per process.
-            ("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, "")),
-            ("page templates", compile_templates),  # compiled once per process, 0.2 s
-            ("home page", self.front),  # first: the front door, a few seconds on the full graph
-            ("system index", self.system_index),  # the site, organisation, part and country pages
-            *self.early,
-            ("records of one machine", self.machines),
-            ("search index", self.search_index),
-            ("preamble", self.views.preamble),
-            ("TOP500 figures", self.top500_figures),
-            ("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
-            ("newest TOP500 edition's statistics",
-             lambda: [self.edition_statistics(e) for e in self.edition_names()[:1]]),
-            ("Epoch AI clusters", lambda: self.canned_rows(EPOCH_CLUSTERS)),
-            ("sites, organisations and parts lists",
-             lambda: [self.canned_rows(spec.query) for spec in lists.ENTITY_LISTS.values()]),
-            ("charts", lambda: [self.charts(tier) for tier in ("lead", "reported")]),
-            # A second or two each on the full graph (too slow for a visitor), about 1 MB each in memory.
-            ("older TOP500 editions", lambda: [self.edition(e) for e in self.edition_names()[1:]]),
-            # Nine queries of a second or less per edition on the full graph (about seven minutes for all 63,
-            # where one query over every edition took over three): last, as only the over-time tables need them.
-            ("older TOP500 editions' statistics",
-             lambda: [self.edition_statistics(e) for e in self.edition_names()[1:]]),
-        ]
+    def warm(self, *, at_build: bool = False, progress: Callable[[str], None] | None = None) -> None:
+        """Compute the steps in order (only those a build makes, with `at_build`); a step that fails is left
+        to the request that needs it, which says why."""
         began = time.perf_counter()
-        for name, step in steps + self.later:
+        for step in self.steps():
             if self.closed:
                 return
+            if at_build and not step.at_build:
+                continue
             started = time.perf_counter()
             try:
-                step()
+                step.run()
             except Exception as error:  # a closed or damaged store: the request that needs it will say so
-                logger.info("precomputing the %s failed: %s", name, error)
+                logger.info("precomputing the %s failed: %s", step.name, error)
                 continue
-            self.timings[name] = time.perf_counter() - started
-            logger.info("precomputed the %s in %.1f s", name, self.timings[name])
+            self.timings[step.name] = time.perf_counter() - started
+            logger.info("precomputed the %s in %.1f s", step.name, self.timings[step.name])
+            if progress:
+                progress(f"{step.name}: {self.timings[step.name]:.1f} s")
         logger.info("precomputed the website's figures of this store generation in %.1f s",
                     time.perf_counter() - began)
 

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from hpckg.errors import HpckgError, InputError, StoreError
+from hpckg.errors import HpckgError, StoreError
 from hpckg.namespaces import BASE
 from hpckg.project import Project
 from hpckg.publish.settings import publisher_settings
-from hpckg.query import CannedQuery, canned_queries, format_result
+from hpckg.query import CannedQuery, canned_queries
 from hpckg.serve import diskcache
 from hpckg.serve.cache import AnswerCache, ResponseCache
-from hpckg.serve.precompute import AS_IS, Prepared
+from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key
 from hpckg.serve.publication import Publication
 from hpckg.serve.remote import FOLLOW_SECONDS, is_url
 from hpckg.serve.responses import (
@@ -47,6 +47,7 @@ from hpckg.serve.updates import UpdateFailed, UpdateRunner, apply, with_using
 from hpckg.serve.views import Views
 from hpckg.serve.workers import (
     Answer,
+    BackgroundWorker,
     Job,
     MemoryLimit,
     PoolBusy,
@@ -65,11 +66,13 @@ STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS b
 STRIKE_SECONDS = 60.0  # short: behind a proxy without --trusted-proxy one address is every client
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
 SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
-# Where this server's URL goes in the home page's JSON-LD, kept per generation for every host.
-HOST_MARK = "http://hpckg-server.invalid"
-# The home page's JSON-LD documents (dicts, or serialized JSON-LD bytes) as JSON and back (Prepared.get).
-DOCUMENTS_JSON = (lambda docs: [d.decode("utf-8") if isinstance(d, bytes) else d for d in docs],  # type: ignore[union-attr]
-                  lambda data: [d.encode("utf-8") if isinstance(d, str) else d for d in data])  # type: ignore[union-attr]
+
+
+def background_worker(settings: Settings, generation: Path | str, size: int = 1) -> BackgroundWorker:
+    """The worker(s) a generation's canned answers are computed on ahead of visitors, with their walls."""
+    return BackgroundWorker(generation, timeout=settings.timeout, max_results=settings.max_results,
+                            allow_network=settings.allow_service or is_url(settings.store_path),
+                            memory_mb=settings.query_memory_mb, size=size)
 
 
 @dataclass
@@ -160,21 +163,21 @@ class Service:
         self.served_generation = self.store.generation() if self.remote else 0
         self._followed_at = time.monotonic()
         self._switch_lock = threading.Lock()
+        store_path = Path(settings.store_path)
+        self.publication = Publication(publisher_settings(settings.project.publisher),
+                                       settings.dumps_dir or store_path.with_name(store_path.name + ".dumps"),
+                                       settings.releases_dir)
         try:
             self.views = Views(self.store, settings.base_iri)
             self.pool = WorkerPool(self.generation_path, size=settings.workers, slow_slots=settings.slow_slots,
                                    allow_network=settings.allow_service or self.remote,
                                    memory_mb=settings.query_memory_mb)
-            self.prepared = self._prepare(self.views)
+            self.prepared = self._prepare(self.views, self.generation_path)
         except BaseException:
             if hasattr(self, "pool"):
                 self.pool.close()
             self._close_store()
             raise
-        store_path = Path(settings.store_path)
-        self.publication = Publication(publisher_settings(settings.project.publisher),
-                                       settings.dumps_dir or store_path.with_name(store_path.name + ".dumps"),
-                                       settings.releases_dir)
         self.limiter = RateLimiter(settings.rate_limit)
         self.trusted = tuple(ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies)
         self.cache = AnswerCache(settings.cache_bytes)
@@ -250,13 +253,13 @@ class Service:
             if len(self._slow_clients) > SLOW_TEXTS:
                 self._slow_clients.pop(next(iter(self._slow_clients)))
 
-    def _prepare(self, views: Views) -> Prepared:
-        """This generation's precomputed figures, started in the background (the server answers meanwhile)."""
-        disk = diskcache.for_generation(self.settings.project.graphs.parent / "cache" / "pages",
-                                        views.store.generation_id(), writable=self.settings.update_token is not None)
-        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk)
-        prepared.early.append(("home page's structured data", lambda: self.home_documents(prepared)))
-        prepared.later.append(("ready-made queries' answers", lambda: self.warm_canned(prepared)))
+    def _prepare(self, views: Views, generation: Path | str) -> Prepared:
+        """This generation's precomputed figures, started in the background (the server answers meanwhile);
+        those a build made are read from disk (hpckg.serve.prepare)."""
+        disk = diskcache.for_generation(diskcache.pages_folder(self.settings.project), views.store.generation_id(),
+                                        views.base_iri, writable=self.settings.update_token is not None)
+        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk, self.publication,
+                            generation, background_worker(self.settings, generation))
         prepared.start()
         return prepared
 
@@ -278,7 +281,7 @@ class Service:
         with self._switch_lock:
             views = Views(fresh, self.settings.base_iri)
             old = self.prepared
-            self.store, self.views, self.prepared = fresh, views, self._prepare(views)
+            self.store, self.views, self.prepared = fresh, views, self._prepare(views, self.settings.store_path)
             self.served_generation = latest
             old.closed = True
             self.pool.switch(self.settings.store_path)
@@ -304,7 +307,7 @@ class Service:
             views = Views(store, self.settings.base_iri)
             old = self.store
             self.prepared.closed = True
-            self.store, self.views, self.prepared = store, views, self._prepare(views)
+            self.store, self.views, self.prepared = store, views, self._prepare(views, latest)
             self.pool.switch(latest)
             self.generation_path = latest
             logger.info("switched to the store generation %s (a new build)", latest.name)
@@ -320,43 +323,8 @@ class Service:
         def run() -> list[str]:
             answer = self.run(client, Job(text, fmt, "ttl"))
             return [answer.media_type, answer.form, answer.body.decode("utf-8")]
-        media_type, form, body = prepared.get(f"canned-answer:{name}.{fmt}", run, disk=AS_IS)  # type: ignore[misc]
+        media_type, form, body = prepared.get(canned_answer_key(name, fmt), run, disk=AS_IS)  # type: ignore[misc]
         return Answer(body.encode("utf-8"), media_type, form, lane="cache")
-
-    def home_documents(self, prepared: Prepared) -> list[dict | bytes]:
-        """The home page's JSON-LD with HOST_MARK where this server's URL goes (a request puts in its own),
-        kept per generation and set of releases: it reads the whole store (its time coverage)."""
-        releases = self.publication.release_names()
-        return prepared.get(f"home-documents:{','.join(releases)}", lambda: self.publication.home_documents(
-            self.store, self.generation_path, lambda path: HOST_MARK + path), kept=4, disk=DOCUMENTS_JSON)  # type: ignore[return-value]
-
-    def warm_canned(self, prepared: Prepared) -> None:
-        """Answer every canned query that runs without arguments, at its defaults, ahead of visitors: in this
-        background thread on the page store, as the other figures are (the project's own queries, which make
-        no outbound request). Not through the query workers: holding their slow lane for minutes after a
-        build opened, it made visitors' slow queries fail with 503 slow-lane-full."""
-        import pyoxigraph as ox
-
-        for query in self.canned().values():
-            if prepared.closed:
-                return
-            try:
-                text = query.bind({})
-            except InputError:
-                continue  # it needs an argument (a system, an edition): no default page to prepare
-            if needs_parse(text):
-                continue  # it may name SERVICE: only a worker, which has no network, may run it
-
-            def run(text: str = text) -> list[str]:
-                result = prepared.store.query(text, prefixes=False)
-                if isinstance(result, ox.QueryTriples):
-                    return ["text/turtle", "triples", format_result(result, "ttl").decode("utf-8")]
-                form = "boolean" if isinstance(result, ox.QueryBoolean) else "solutions"
-                return ["application/sparql-results+json", form, format_result(result, "json").decode("utf-8")]
-            try:
-                prepared.get(f"canned-answer:{query.name}.json", run, disk=AS_IS)
-            except Exception as error:  # noqa: BLE001 - a query that fails stays a visitor's to run
-                logger.info("precomputing the canned query %s failed: %s", query.name, error)
 
     def page_state(self) -> tuple[str, int, tuple[str, ...], bool]:
         """What the pages' ETags are named by (hpckg.serve.caching): the generation served, its update

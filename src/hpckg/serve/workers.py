@@ -642,3 +642,36 @@ class WorkerPool:
             except OSError:
                 pass
             worker.kill()
+
+
+class BackgroundWorker:
+    """One query worker for what is computed ahead of visitors (the canned queries' answers at their defaults,
+    in a build or a server's background), started on first use: such a query runs behind the walls a visitor's
+    has (no network, the time limit, the memory bound, the result cap), so what is kept is what a visitor would
+    have been answered. Without it, claims-below-tier ran for 82 s in the server's page process on the full
+    graph and kept a 199 MB answer that the endpoint refuses (over --max-results)."""
+
+    def __init__(self, store_path: Path | str, *, timeout: float, max_results: int, allow_network: bool = False,
+                 memory_mb: int = 0, size: int = 1):
+        self.store_path = str(store_path)
+        self.size = size  # queries run at once: 1 in a server's background (its visitors come first), more in a build
+        self.timeout, self.max_results = timeout, max_results
+        self.allow_network, self.memory_mb = allow_network, memory_mb
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+
+    def run(self, job: Job) -> Answer:
+        """The job's answer (a refusal is an Answer with its status); QueryTimeout, WorkerFailed as the pool's."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = WorkerPool(self.store_path, size=self.size, slow_slots=self.size,
+                                        allow_network=self.allow_network, memory_mb=self.memory_mb)
+            pool = self._pool
+        job.max_results = self.max_results
+        return pool.run(job, timeout=self.timeout, slow=True)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()

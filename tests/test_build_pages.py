@@ -1,0 +1,75 @@
+"""`hpckg build` computes the website's figures of the new generation before it switches the store to it
+(hpckg.serve.prepare), so a server that opens the build, or follows it there, serves its first visitors from disk
+instead of computing while they wait. The canned queries' answers are computed behind a visitor's walls: one the
+endpoint would refuse is not kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from hpckg.namespaces import BASE
+from hpckg.project import discover
+from hpckg.serve.diskcache import for_generation, pages_folder
+from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key
+from hpckg.serve.views import Views
+from hpckg.serve.workers import BackgroundWorker
+from hpckg.store import Store, current_generation
+
+from conftest import copy_project, run_hpckg, text
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A copy of the project built twice: first with --no-pages, then as `make run` builds."""
+    project_root = copy_project(tmp_path_factory.mktemp("pages"))
+    first = run_hpckg("build", "--no-pages", cwd=project_root)
+    assert first.returncode == 0, text(first)
+    project = discover(explicit=project_root)
+    without = list(pages_folder(project).glob("*/*.json")) if pages_folder(project).exists() else []
+    second = run_hpckg("build", cwd=project_root)
+    assert second.returncode == 0, text(second)
+    return project, without, text(second)[1]
+
+
+def never(what: str):
+    def compute():
+        pytest.fail(f"the {what} was computed, not read from what the build kept")
+    return compute
+
+
+def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
+    project, without_pages, progress = built
+    assert without_pages == [], "--no-pages wrote figures"
+    assert "preparing the website's figures" in progress and "website's figures prepared in" in progress
+    generation = current_generation(project.graphs.parent / "store")
+    disk = for_generation(pages_folder(project), str(generation.resolve()), BASE, writable=False)
+    # Over an empty store a figure computed here would be empty: equal to the server's, it came from the build.
+    from_build = Prepared(Views(Store(None), BASE), lambda: 0, project, disk)
+    store = Store(generation, read_only=True)
+    try:
+        computed = Prepared(Views(store, BASE), lambda: 0, project, None)  # what a server computes itself
+        assert from_build.front().to_json() == computed.front().to_json()
+        assert from_build.system_index().to_json() == computed.system_index().to_json()
+        assert from_build.search_index().to_json() == computed.search_index().to_json()
+        assert from_build.charts("lead")[0][0].svg == computed.charts("lead")[0][0].svg
+        assert from_build.home_documents() == []  # no publication given here: nothing to read
+    finally:
+        store.close()
+    media_type, form, body = from_build.get(canned_answer_key("acme-total", "json"), never("acme-total answer"),
+                                            disk=AS_IS)  # type: ignore[misc]
+    assert (media_type, form) == ("application/sparql-results+json", "solutions")
+    assert '"4704"' in body  # Seren + Kalos = 2,288 + 2,416 A100s
+
+
+def test_an_answer_the_endpoint_refuses_is_not_kept(built):
+    """With a result cap of ten rows, a canned query of more rows is refused, as a visitor's would be."""
+    project, _, _ = built
+    store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
+    try:
+        worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10)  # type: ignore[arg-type]
+        prepared = Prepared(Views(store, BASE), lambda: 0, project, None, worker=worker)
+        prepared.canned_answers()
+        assert prepared.ready(canned_answer_key("acme-total", "json")) is not None  # two rows: kept
+        assert prepared.ready(canned_answer_key("claims-below-tier", "json")) is None  # 359 rows: refused
+    finally:
+        store.close()
