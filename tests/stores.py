@@ -105,7 +105,7 @@ def _build(inputs: Inputs, project: Path) -> Built:
         imports["top500"] = _run("import", "top500", str(download), cwd=project)
     for importer in inputs.epoch:
         imports[importer] = _run("import", importer, *(str(EPOCH / f) for f in EPOCH_FILES[importer]), cwd=project)
-    build = _run("build", "--quiet", *(() if inputs.validate else ("--no-validate",)), cwd=project)
+    build = _run("build", "--quiet", "--no-pages", *(() if inputs.validate else ("--no-validate",)), cwd=project)
     return Built(inputs, project, imports, build)
 
 

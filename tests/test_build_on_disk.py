@@ -34,7 +34,7 @@ def project(tmp_path_factory) -> Path:
 
 
 def build(project: Path, store: Path, staging: str, *extra: Path) -> tuple[int, str, str]:
-    completed = run_hpckg("build", "--no-import", "--staging", staging, "--store", str(store),
+    completed = run_hpckg("build", "--no-pages", "--no-import", "--staging", staging, "--store", str(store),
                           *map(str, extra), cwd=project)
     out, err = text(completed)
     assert "Traceback" not in err, err

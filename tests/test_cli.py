@@ -60,7 +60,7 @@ def test_build_prints_summary_and_store_answers(built_store):
 def test_build_summary_counts(tmp_path):
     # The installed console script itself, as a user's shell runs it: the one build of the suite's CLI tests
     # that goes through the entry point, the interpreter's start-up and the exit status the OS reports.
-    completed = run_hpckg("build", "--store", str(tmp_path / "store"), cwd=curated_root(), process=True)
+    completed = run_hpckg("build", "--no-pages", "--store", str(tmp_path / "store"), cwd=curated_root(), process=True)
     out, err = text(completed)
     assert completed.returncode == 0, err
     assert re.search(r"^triples: \d+ \(\d+ derived\)$", out, re.M)
@@ -79,11 +79,11 @@ def _count_systems(store) -> int:
 
 def test_failed_build_leaves_last_good_store_untouched(tmp_path):
     store = tmp_path / "store"
-    assert run_hpckg("build", "--quiet", "--store", str(store), cwd=curated_root()).returncode == 0
+    assert run_hpckg("build", "--no-pages", "--quiet", "--store", str(store), cwd=curated_root()).returncode == 0
     before = _count_systems(store)
     bad = tmp_path / "bad.ttl"
     bad.write_text(VIOLATION, encoding="utf-8")
-    completed = run_hpckg("build", "--quiet", "--store", str(store), str(bad), cwd=curated_root())
+    completed = run_hpckg("build", "--no-pages", "--quiet", "--store", str(store), str(bad), cwd=curated_root())
     out, err = text(completed)
     assert completed.returncode == 1, out + err
     assert "last good store was left untouched" in err
@@ -229,7 +229,7 @@ def test_unwritable_store_path(tmp_path):
     # A regular file where the store's parent folder should be: no user, root included, can write there.
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x", encoding="utf-8")
-    completed = run_hpckg("build", "--quiet", "--store", str(blocker / "store"), cwd=curated_root())
+    completed = run_hpckg("build", "--no-pages", "--quiet", "--store", str(blocker / "store"), cwd=curated_root())
     out, err = text(completed)
     assert completed.returncode == 2, out + err
     assert "cannot write the store" in err

@@ -71,7 +71,7 @@ def test_first_contribution_reaches_a_clean_check_in_one_pass(project: Path):
     assert after.returncode == 0, out + err
     assert "passes every check" in out and "sys:isambard-ai-phase-1" in out
     # The accelerator component's quantity is derived by the build: 42 nodes x 4 per node.
-    built = run_hpckg("build", "--quiet", cwd=project)
+    built = run_hpckg("build", "--no-pages", "--quiet", cwd=project)
     assert built.returncode == 0, text(built)
     asked = run_hpckg("query", "-e", "SELECT ?q WHERE { cmp:isambard-ai-phase-1-accelerator hpc:quantity ?q }",
                       "--format", "csv", cwd=project)

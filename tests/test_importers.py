@@ -47,7 +47,7 @@ def test_import_writes_one_graph_with_provenance_and_build_loads_it(project):
     sha = hashlib.sha256(HARDWARE.read_bytes()).hexdigest()
     assert f"sha256={sha}" in header
 
-    built = run_hpckg("build", "--quiet", cwd=project)
+    built = run_hpckg("build", "--no-pages", "--quiet", cwd=project)
     out, err = text(built)
     assert built.returncode == 0, out + err
     assert "violations: 0" in out and "(1 machine-written graphs)" in out
@@ -75,7 +75,7 @@ def test_import_writes_one_graph_with_provenance_and_build_loads_it(project):
 
 def test_figures_are_converted_to_the_ontologys_units(project):
     assert run_hpckg("import", "epoch-hardware", str(HARDWARE), cwd=project).returncode == 0
-    assert run_hpckg("build", "--quiet", "--no-validate", cwd=project).returncode == 0
+    assert run_hpckg("build", "--no-pages", "--quiet", "--no-validate", cwd=project).returncode == 0
     with HARDWARE.open(newline="", encoding="utf-8") as file:
         row = next(r for r in csv.DictReader(file) if r["Hardware name"] == "AMD Instinct MI355X")
     values = dict(query(project, """

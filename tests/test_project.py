@@ -60,7 +60,7 @@ def test_non_editable_install_outside_a_checkout_uses_its_packaged_copy(wheel_in
 
 def test_root_is_found_from_a_subfolder_of_the_checkout():
     # The session's copy of the checkout (conftest): the checkout itself may hold a developer's imports.
-    completed = run_hpckg("build", "--memory", "--quiet", cwd=curated_root() / "data" / "ttl" / "systems")
+    completed = run_hpckg("build", "--no-pages", "--memory", "--quiet", cwd=curated_root() / "data" / "ttl" / "systems")
     out, err = text(completed)
     assert completed.returncode == 0, err
     assert f"root: {curated_root()} (checkout found from the working directory)" in out
@@ -69,7 +69,7 @@ def test_root_is_found_from_a_subfolder_of_the_checkout():
 def test_root_option_and_environment_choose_another_project(tmp_path):
     other = copy_project(tmp_path / "other")
     # A change only the other project has: one more system than this checkout.
-    here = run_hpckg("build", "--memory", "--no-validate", "--quiet", cwd=curated_root())
+    here = run_hpckg("build", "--no-pages", "--memory", "--no-validate", "--quiet", cwd=curated_root())
     systems_here = int(re.search(r"^systems: (\d+)$", text(here)[0], re.M).group(1))
     shutil.copy(other / KALOS, other / "data/ttl/systems/kalosb.ttl")
     text_ = (other / "data/ttl/systems/kalosb.ttl").read_text(encoding="utf-8")
@@ -92,7 +92,7 @@ def test_root_option_and_environment_choose_another_project(tmp_path):
 def test_configured_store_is_where_build_writes_and_query_reads(tmp_path):
     other = copy_project(tmp_path / "other")
     (other / "hpckg.toml").write_text('store = "built/graph"\n', encoding="utf-8")
-    built = run_hpckg("build", "--quiet", cwd=other)
+    built = run_hpckg("build", "--no-pages", "--quiet", cwd=other)
     assert built.returncode == 0, text(built)[1]
     assert f"store: {other / 'built' / 'graph'}" in text(built)[0]
     assert (other / "built" / "graph" / "CURRENT").is_file()
@@ -120,7 +120,7 @@ def test_pyproject_tool_table_configures_the_project(tmp_path):
 def test_bad_configuration_is_a_clear_error(tmp_path, config, message):
     other = copy_project(tmp_path / "other")
     (other / "hpckg.toml").write_text(config + "\n", encoding="utf-8")
-    completed = run_hpckg("build", "--memory", cwd=other)
+    completed = run_hpckg("build", "--no-pages", "--memory", cwd=other)
     out, err = text(completed)
     assert completed.returncode == 2
     assert message in err and "hpckg.toml" in err

@@ -69,7 +69,7 @@ ORION_IRI = "https://w3id.org/hpckg/id/system/orion"
 def project(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("leads") / "p")
     (project / "data" / "ttl" / "systems" / "orion.ttl").write_text(ORION, encoding="utf-8")
-    built = run_hpckg("build", "--quiet", "--no-validate", cwd=project)
+    built = run_hpckg("build", "--no-pages", "--quiet", "--no-validate", cwd=project)
     assert built.returncode == 0, text(built)
     return project
 

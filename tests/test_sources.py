@@ -42,7 +42,7 @@ def current_generation(store: Path) -> str:
 def test_build_imports_the_configured_sources_and_goes_on_without_missing_ones(project):
     config = configure(project, **{"epoch-hardware": [str(HARDWARE)], "top500": ["downloads/top500"],
                                    "no-such-source": ["x.csv"]})
-    built = run_hpckg("build", "--quiet", cwd=project)
+    built = run_hpckg("build", "--no-pages", "--quiet", cwd=project)
     out, err = text(built)
     assert built.returncode == 0, out + err
     assert "Traceback" not in err
@@ -59,7 +59,7 @@ def test_build_imports_the_configured_sources_and_goes_on_without_missing_ones(p
 
     # The next build finds the graph up to date: nothing is read again.
     written = graph_file(project).stat().st_mtime_ns
-    again = run_hpckg("build", "--no-validate", cwd=project)
+    again = run_hpckg("build", "--no-pages", "--no-validate", cwd=project)
     assert again.returncode == 0, text(again)[1]
     assert "configured sources: 1 unchanged since imported" in text(again)[1]
     assert graph_file(project).stat().st_mtime_ns == written
@@ -67,27 +67,27 @@ def test_build_imports_the_configured_sources_and_goes_on_without_missing_ones(p
 
 def test_strict_sources_refuses_a_missing_source_and_no_import_skips_the_step(project):
     configure(project, **{"epoch-hardware": [str(HARDWARE)], "top500": ["downloads/top500"]})
-    strict = run_hpckg("build", "--quiet", "--strict-sources", cwd=project)
+    strict = run_hpckg("build", "--no-pages", "--quiet", "--strict-sources", cwd=project)
     out, err = text(strict)
     assert strict.returncode == 2, out + err
     assert f"hpckg build: error: {project / 'downloads' / 'top500'}: not found" in err
     assert "--strict-sources" in err and "Traceback" not in err
     assert not (project / ".hpckg" / "store").exists()
 
-    skipped = run_hpckg("build", "--quiet", "--no-import", "--no-validate", cwd=project)
+    skipped = run_hpckg("build", "--no-pages", "--quiet", "--no-import", "--no-validate", cwd=project)
     assert skipped.returncode == 0, text(skipped)[1]
     assert "(0 machine-written graphs)" in text(skipped)[0]
     assert not graph_file(project).exists()
     assert "downloads/top500" not in text(skipped)[1]
 
     # --memory writes nothing, so it imports nothing either.
-    in_memory = run_hpckg("build", "--memory", "--quiet", "--no-validate", cwd=project)
+    in_memory = run_hpckg("build", "--no-pages", "--memory", "--quiet", "--no-validate", cwd=project)
     assert in_memory.returncode == 0 and not graph_file(project).exists()
 
 
 def test_build_shows_a_progress_bar_when_asked_and_ends_the_import_with_a_summary_table(project):
     configure(project, **{"epoch-hardware": [str(HARDWARE.parent)]})
-    built = run_hpckg("build", "--progress", "--no-validate", cwd=project)
+    built = run_hpckg("build", "--no-pages", "--progress", "--no-validate", cwd=project)
     out, err = text(built)
     assert built.returncode == 0, out + err
     assert "epoch-hardware ml_hardware.csv" in err and "1/1" in err  # the bar: file, files done
@@ -162,13 +162,13 @@ def test_a_malformed_configured_file_stops_the_build_with_graph_and_store_untouc
     download = tmp_path / "ml_hardware.csv"
     download.write_bytes(HARDWARE.read_bytes())
     configure(project, **{"epoch-hardware": [str(download)]})
-    assert run_hpckg("build", "--quiet", "--no-validate", cwd=project).returncode == 0
+    assert run_hpckg("build", "--no-pages", "--quiet", "--no-validate", cwd=project).returncode == 0
     graph_before = graph_file(project).read_bytes()
     store = project / ".hpckg" / "store"
     generation = current_generation(store)
 
     download.write_text("name,price\nx,1\n", encoding="utf-8")  # a newer "download" that is not the dataset
-    refused = run_hpckg("build", "--quiet", "--no-validate", cwd=project)
+    refused = run_hpckg("build", "--no-pages", "--quiet", "--no-validate", cwd=project)
     out, err = text(refused)
     assert refused.returncode == 2, out + err
     assert f"{download}: not Epoch's ml_hardware.csv: no column Hardware name" in err

@@ -75,7 +75,7 @@ def test_three_copies_conform_and_count_three_times_the_template(template, tmp_p
     # One copy is the template itself (the test above), so the template's own build stands for it; the
     # curated data alone is the session's curated store. Both were built and validated by the factory.
     three = synthetic_project(template, tmp_path / "p3", 3)
-    completed = run_hpckg("build", "--no-import", "--quiet", "--staging", "disk", cwd=three, timeout=1200)
+    completed = run_hpckg("build", "--no-pages", "--no-import", "--quiet", "--staging", "disk", cwd=three, timeout=1200)
     out, err = text(completed)
     assert completed.returncode == 0, out + err
     assert "violations: 0" in out, out

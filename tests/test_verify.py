@@ -370,7 +370,7 @@ def test_the_cli_runs_verify_and_build_shows_the_summary(world, tmp_path):
                           cwd=root)
     data = json.loads(text(completed)[0])
     assert data["results"].get("forbidden-address", 0) >= len(CASES) - 1  # loopback refused without the option
-    built = run_hpckg("build", "--quiet", "--no-validate", "--store", str(tmp_path / "store"), cwd=root)
+    built = run_hpckg("build", "--no-pages", "--quiet", "--no-validate", "--store", str(tmp_path / "store"), cwd=root)
     assert built.returncode == 0, text(built)[1]
-    summary = run_hpckg("build", "--no-validate", "--store", str(tmp_path / "store2"), cwd=root)
+    summary = run_hpckg("build", "--no-pages", "--no-validate", "--store", str(tmp_path / "store2"), cwd=root)
     assert "systems have a readable citation that names them;" in text(summary)[0]

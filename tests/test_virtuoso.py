@@ -77,7 +77,7 @@ def seed(tmp_path_factory) -> Path:
     """A copy of the project's seed data (no machine-written graphs a checkout may hold), built into its
     embedded store by the real command."""
     project = copy_project(tmp_path_factory.mktemp("seed-project"))
-    completed = hpckg("build", "--quiet", env=os.environ.copy(), cwd=project)
+    completed = hpckg("build", "--quiet", "--no-pages", env=os.environ.copy(), cwd=project)
     assert completed.returncode == 0, completed.stderr
     return project
 
@@ -133,7 +133,7 @@ def test_the_configuration_names_the_server_and_a_credentials_file(built, tmp_pa
                                         encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HPCKG_")}
     before = reader(built).generation()
-    completed = hpckg("build", env=env, cwd=project)
+    completed = hpckg("build", "--no-pages", env=env, cwd=project)
     assert completed.returncode == 0, completed.stderr
     assert reader(built).generation() == before + 1
     completed = hpckg("query", "acme-total", "--format", "csv", env=env, cwd=project)
@@ -327,7 +327,7 @@ def test_names_with_two_labels_answer_the_same_on_virtuoso(built, seed, tmp_path
     single = '    rdfs:label "NVIDIA A100 SXM4 80GB"@en ;\n'
     assert single in text
     parts.write_text(text.replace(single, single + '    rdfs:label "NVIDIA A100 SXM4 80 GB"@en ;\n'), encoding="utf-8")
-    completed = hpckg("build", "--quiet", env=os.environ.copy(), cwd=project)
+    completed = hpckg("build", "--quiet", "--no-pages", env=os.environ.copy(), cwd=project)
     assert completed.returncode == 0, completed.stderr
     try:
         completed = hpckg("build", "--store", built.sparql, env=built.env(), cwd=project)

@@ -37,7 +37,7 @@ def marker_file(folder: Path, value: str) -> Path:
 
 
 def build(store: Path, *extra: Path, options: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    completed = run_hpckg("build", "--quiet", *options, "--store", str(store), *map(str, extra),
+    completed = run_hpckg("build", "--quiet", "--no-pages", *options, "--store", str(store), *map(str, extra),
                           cwd=curated_root())
     assert completed.returncode == 0, "\n".join(text(completed))
     return completed
@@ -68,7 +68,7 @@ def start_build(store: Path, *extra: Path, pause_at: str | None = None,
     env.pop("HPCKG_TEST_PAUSE_AT", None)
     if pause_at:
         env["HPCKG_TEST_PAUSE_AT"] = pause_at
-    return subprocess.Popen([hpckg_executable(), "build", "--quiet", *options, "--store", str(store),
+    return subprocess.Popen([hpckg_executable(), "build", "--quiet", "--no-pages", *options, "--store", str(store),
                              *map(str, extra)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             cwd=curated_root())
 
@@ -142,7 +142,7 @@ def test_second_build_waits_for_the_lock_holder_and_no_wait_refuses(tmp_path):
     waiter = None
     try:
         read_stderr_until(holder, "paused at after-validate")
-        refused = run_hpckg("build", "--quiet", "--no-wait", "--store", str(store),
+        refused = run_hpckg("build", "--quiet", "--no-pages", "--no-wait", "--store", str(store),
                             str(marker_file(tmp_path, "C")), cwd=curated_root())
         out, err = text(refused)
         assert refused.returncode == 2, out + err
@@ -270,7 +270,7 @@ def test_failed_validation_keeps_the_current_generation(tmp_path):
     bad = tmp_path / "bad.ttl"
     bad.write_text("@prefix hpc: <https://w3id.org/hpckg/ontology#> .\n"
                    "<https://w3id.org/hpckg/id/claim/x> a hpc:Claim .\n", encoding="utf-8")
-    completed = run_hpckg("build", "--quiet", "--store", str(store), str(bad), cwd=curated_root())
+    completed = run_hpckg("build", "--quiet", "--no-pages", "--store", str(store), str(bad), cwd=curated_root())
     assert completed.returncode == 1, "\n".join(text(completed))
     assert marker(store) == "A"
     assert len(generation_dirs(store)) == 1
@@ -280,7 +280,7 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_store(tmp_path):
     store = tmp_path / "store"
     store.mkdir()
     (store / "notes.txt").write_text("not a store\n", encoding="utf-8")
-    completed = run_hpckg("build", "--quiet", "--store", str(store), cwd=curated_root())
+    completed = run_hpckg("build", "--quiet", "--no-pages", "--store", str(store), cwd=curated_root())
     out, err = text(completed)
     assert completed.returncode == 2, out + err
     assert "does not hold an hpckg store" in err and "Traceback" not in err
