@@ -14,8 +14,11 @@ import pytest
 from openpyxl import load_workbook
 
 from hpckg.page.entities import CITED_SHOWN
+from hpckg.query import canned_query
 from hpckg.serve import lists, urls
 from stores import TOP500
+
+from conftest import session_project
 
 pytestmark = pytest.mark.imports
 
@@ -168,6 +171,9 @@ def test_the_server_precomputes_its_generations_lists_and_figures_in_the_backgro
     # the entity pages' tables read the generation's system index, made once
     assert web.app.state.service.views.system_index() is prepared.system_index()
     assert prepared.edition_names() == ["2025-06", "2024-11"]
+    # the lists pages read the editions there: the rows of the canned query they stand for
+    text = canned_query(session_project(), "top500-edition-names").bind()
+    assert [row["edition"].value for row in prepared.store.query(text, prefixes=False)] == prepared.edition_names()
     # What a visitor gets is what the background made (the same rows, not computed again).
     assert prepared.edition("2024-11") is prepared.edition("2024-11")
     served = web.get(urls.top500_list("2024-11", "json")).json()["rows"]
