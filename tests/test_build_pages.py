@@ -9,7 +9,7 @@ import pytest
 
 from hpckg.namespaces import BASE
 from hpckg.project import discover
-from hpckg.serve.diskcache import for_generation, pages_folder
+from hpckg.serve.diskcache import GenerationCache, for_generation, pages_folder
 from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key
 from hpckg.serve.views import Views
 from hpckg.serve.workers import BackgroundWorker
@@ -61,15 +61,41 @@ def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
     assert '"4704"' in body  # Seren + Kalos = 2,288 + 2,416 A100s
 
 
-def test_an_answer_the_endpoint_refuses_is_not_kept(built):
-    """With a result cap of ten rows, a canned query of more rows is refused, as a visitor's would be."""
+def test_a_servers_background_leaves_what_the_build_kept_on_disk(built):
+    """The background of a server opening the build reads none of the kept figures into memory (a request
+    reads one when it needs it), and starts no query worker: every canned answer is on disk."""
     project, _, _ = built
     store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
     try:
+        disk = for_generation(pages_folder(project), store.generation_id(), BASE, writable=False)
+        worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10_000)  # type: ignore[arg-type]
+        prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
+        prepared.warm()
+        assert worker._pool is None, "the background ran a canned query the build had answered"
+        for what in ("front", "system-index", "search-index", "top500-figures", "charts:lead"):
+            assert prepared.ready(what) is None, f"the background read the kept {what} into memory"
+        assert prepared.front().to_json() == Prepared(Views(store, BASE), lambda: 0, project, None).front().to_json()
+        assert prepared.ready("front") is not None  # read on demand, then kept in memory
+    finally:
+        store.close()
+
+
+def test_an_answer_the_endpoint_refuses_is_not_kept_and_not_tried_again(built, tmp_path):
+    """With a result cap of ten rows, a canned query of more rows is refused, as a visitor's would be; the
+    refusal is kept, so the next server's background does not run it again."""
+    project, _, _ = built
+    store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
+    try:
+        disk = GenerationCache(tmp_path, store.generation_id())
         worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10)  # type: ignore[arg-type]
-        prepared = Prepared(Views(store, BASE), lambda: 0, project, None, worker=worker)
+        prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
         prepared.canned_answers()
         assert prepared.ready(canned_answer_key("acme-total", "json")) is not None  # two rows: kept
         assert prepared.ready(canned_answer_key("claims-below-tier", "json")) is None  # 359 rows: refused
+        assert "result-limit" in str(disk.read("refused:" + canned_answer_key("claims-below-tier", "json")))
+        again = BackgroundWorker(store.generation_path, timeout=30, max_results=10)  # type: ignore[arg-type]
+        restarted = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=again)
+        restarted.warm()
+        assert again._pool is None, "a refused or kept canned answer was run again"
     finally:
         store.close()

@@ -47,6 +47,10 @@ class GenerationCache:
         digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]  # two names the substitution merges
         return self.folder / f"{safe[:80]}-{digest}.json"
 
+    def has(self, name: str) -> bool:
+        """Whether the document is kept (without reading it)."""
+        return self.path(name).is_file()
+
     def read(self, name: str) -> object | None:
         try:
             text = self.path(name).read_text(encoding="utf-8")

@@ -40,7 +40,7 @@ from hpckg.serve.analytics import BY_COUNTRY, BY_VENDOR, DEVELOPMENT
 from hpckg.serve.diskcache import GenerationCache
 from hpckg.serve.publication import Publication
 from hpckg.serve.search import SearchIndex
-from hpckg.serve.workers import BackgroundWorker, Job
+from hpckg.serve.workers import BackgroundWorker, Job, MemoryLimit, QueryTimeout
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
@@ -62,6 +62,10 @@ class Step:
     name: str
     run: Callable[[], object]
     at_build: bool = True
+
+
+class Refused(Exception):
+    """A canned query's answer the endpoint refuses (over the result cap or the memory bound): not kept."""
 
 
 def canned_answer_key(name: str, fmt: str) -> str:
@@ -87,6 +91,10 @@ class Prepared:
         self._locks: dict[tuple, threading.Lock] = {}
         self._lock = threading.Lock()
         self.timings: dict[str, float] = {}  # what -> seconds the background took (logged)
+        # In the server's background (warm, lazy): a figure kept on disk is not read into memory there, only
+        # when a request needs it. Reading back every figure a build kept (58 MB of JSON on the full graph) held
+        # the page process while the first visitors came (the newest list's first visit 0.5 s, 50 ms idle).
+        self._warming = threading.local()
         self._thread: threading.Thread | None = None
         self.closed = False
         # the entity pages' tables of systems read this generation's system index, kept on disk
@@ -100,6 +108,10 @@ class Prepared:
         with self._lock:
             if key in self._values:
                 return self._values[key]
+        lazy = getattr(self._warming, "lazy", False)
+        if lazy and disk and key[1] == 0 and self.disk is not None and self.disk.has(what):
+            return None  # the background leaves a kept figure on disk: a request reads it in milliseconds
+        with self._lock:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             with self._lock:
@@ -107,7 +119,11 @@ class Prepared:
                     return self._values[key]
             value = self._from_disk(what, disk) if disk and key[1] == 0 else None
             if value is None:
-                value = compute()
+                self._warming.lazy = False  # a figure's inputs are read, wherever they are
+                try:
+                    value = compute()
+                finally:
+                    self._warming.lazy = lazy
                 if disk and key[1] == 0 and self.disk is not None:
                     self.disk.write(what, disk[0](value))
             with self._lock:
@@ -199,8 +215,13 @@ class Prepared:
         return self.get("front", read, disk=(lambda f: f.to_json(), front.Front.from_json))  # type: ignore[return-value, arg-type]
 
     def edition_names(self) -> list[str]:
-        """The TOP500 editions in the store, newest first."""
-        return self.get("edition-names", self._edition_names, disk=AS_IS)  # type: ignore[return-value]
+        """The TOP500 editions in the store, newest first (read even by a lazy background: its steps use them)."""
+        lazy = getattr(self._warming, "lazy", False)
+        self._warming.lazy = False
+        try:
+            return self.get("edition-names", self._edition_names, disk=AS_IS)  # type: ignore[return-value]
+        finally:
+            self._warming.lazy = lazy
 
     def _edition_names(self) -> list[str]:
         return [row["edition"].value for row in editions.select(self.store, """SELECT ?edition WHERE {
@@ -236,6 +257,8 @@ class Prepared:
         if worker is None:
             return
 
+        lazy = getattr(self._warming, "lazy", False)
+
         def answer(query: CannedQuery) -> None:
             if self.closed:
                 return
@@ -243,14 +266,24 @@ class Prepared:
                 text = query.bind({})
             except InputError:
                 return  # it needs an argument (a system, an edition): no default page to prepare
+            key = canned_answer_key(query.name, "json")
+            refused = f"refused:{key}"  # kept on disk: a later server's background does not run it again
+            if self.revision() == 0 and self.disk is not None and self.disk.has(refused):
+                return
 
             def run() -> list[str]:
                 found = worker.run(Job(text, "json", "ttl"))
                 if found.status != 200:
-                    raise RuntimeError(f"{found.code}: {found.message}")
+                    refusal = found.code in ("result-limit", "memory-limit")
+                    raise (Refused if refusal else RuntimeError)(f"{found.code}: {found.message}")
                 return [found.media_type, found.form, found.body.decode("utf-8")]
+            self._warming.lazy = lazy
             try:
-                self.get(canned_answer_key(query.name, "json"), run, disk=AS_IS)
+                self.get(key, run, disk=AS_IS)
+            except (Refused, QueryTimeout, MemoryLimit) as error:  # what a visitor is told too
+                logger.info("the canned query %s is refused at its defaults: %s", query.name, error)
+                if self.revision() == 0 and self.disk is not None:
+                    self.disk.write(refused, str(error))
             except Exception as error:  # noqa: BLE001 - a query that fails stays a visitor's to run
                 logger.info("precomputing the canned query %s failed: %s", query.name, error)
         try:
@@ -297,7 +330,14 @@ class Prepared:
 
     def warm(self, *, at_build: bool = False, progress: Callable[[str], None] | None = None) -> None:
         """Compute the steps in order (only those a build makes, with `at_build`); a step that fails is left
-        to the request that needs it, which says why."""
+        to the request that needs it, which says why. A server's background leaves what is kept on disk there."""
+        self._warming.lazy = not at_build
+        try:
+            self._run_steps(at_build, progress)
+        finally:
+            self._warming.lazy = False  # a caller's own requests in this thread read what they ask for
+
+    def _run_steps(self, at_build: bool, progress: Callable[[str], None] | None) -> None:
         began = time.perf_counter()
         for step in self.steps():
             if self.closed:
