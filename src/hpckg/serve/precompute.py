@@ -57,11 +57,14 @@ EDITIONS_KEPT = 120  # edition lists kept per generation (one is ~500 rows, ~1 M
 @dataclasses.dataclass(frozen=True)
 class Step:
     """One figure (or group) the background computes; `at_build`: a build computes it too (False for what
-    only warms a process: the chart renderer's runtime, the compiled templates)."""
+    only warms a process: the chart renderer's runtime, the compiled templates); `load`: see below."""
 
     name: str
     run: Callable[[], object]
     at_build: bool = True
+    # Read back into memory by a server's background even when kept on disk: an index whose JSON takes
+    # seconds to read (the search index 3 s on the full graph) would otherwise be read by a visitor's request.
+    load: bool = False
 
 
 class Refused(Exception):
@@ -300,11 +303,12 @@ class Prepared:
             Step("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, ""),
                  at_build=False),
             Step("page templates", compile_templates, at_build=False),  # compiled once per process, 0.2 s
-            Step("home page", self.front),  # first: the front door, a few seconds on the full graph
-            Step("system index", self.system_index),  # the site, organisation, part and country pages
+            Step("home page", self.front, load=True),  # first: the front door, a few seconds on the full graph
+            # the site, organisation, part and country pages; 0.1 s to read back
+            Step("system index", self.system_index, load=True),
             Step("home page's structured data", self.home_documents),
-            Step("records of one machine", self.machines),
-            Step("search index", self.search_index),
+            Step("records of one machine", self.machines, load=True),
+            Step("search index", self.search_index, load=True),
             Step("preamble", self.views.preamble),
             Step("TOP500 figures", self.top500_figures),
             Step("newest TOP500 edition", lambda: [self.edition(e) for e in self.edition_names()[:1]]),
@@ -345,6 +349,7 @@ class Prepared:
             if at_build and not step.at_build:
                 continue
             started = time.perf_counter()
+            self._warming.lazy = not at_build and not step.load
             try:
                 step.run()
             except Exception as error:  # a closed or damaged store: the request that needs it will say so
