@@ -9,8 +9,9 @@ import pytest
 
 from hpckg.namespaces import BASE
 from hpckg.project import discover
+from hpckg.serve import urls
 from hpckg.serve.diskcache import GenerationCache, for_generation, pages_folder
-from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key
+from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key, refusal_key
 from hpckg.serve.views import Views
 from hpckg.serve.workers import BackgroundWorker
 from hpckg.store import Store, current_generation
@@ -96,10 +97,36 @@ def test_an_answer_the_endpoint_refuses_is_not_kept_and_not_tried_again(built, t
         prepared.canned_answers()
         assert prepared.ready(canned_answer_key("acme-total", "json")) is not None  # two rows: kept
         assert prepared.ready(canned_answer_key("claims-below-tier", "json")) is None  # 359 rows: refused
-        assert "result-limit" in str(disk.read("refused:" + canned_answer_key("claims-below-tier", "json")))
+        refusal = prepared.refusal("claims-below-tier")
+        assert refusal is not None and (refusal.status, refusal.code) == (400, "result-limit")
+        assert "more than 10 rows" in refusal.message and prepared.refusal("acme-total") is None
         again = BackgroundWorker(store.generation_path, timeout=30, max_results=10)  # type: ignore[arg-type]
         restarted = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=again)
         restarted.warm()
         assert again._pool is None, "a refused or kept canned answer was run again"
+        # a server that allows more rows does not take the refusal as its own
+        wider = BackgroundWorker(store.generation_path, timeout=30, max_results=10_000)  # type: ignore[arg-type]
+        assert Prepared(Views(store, BASE), lambda: 0, project, disk, worker=wider).refusal("claims-below-tier") is None
     finally:
         store.close()
+
+
+def test_a_visitor_is_told_a_kept_refusal_at_once(built):
+    """A canned query's page at its defaults, refused when the background answered it, says the refusal it
+    kept instead of running the query again into the same wall."""
+    from serve_live import in_process
+
+    project, _, _ = built
+    base = "https://example.org/refusals/"  # its own page cache: the build's answers were kept under 10,000 rows
+    with in_process(project.graphs.parent / "store", project=project, workers=1, rate_limit=0, max_results=10,
+                    base_iri=base) as web:
+        prepared = web.app.state.service.prepared
+        assert prepared.wait(300)
+        refusal = prepared.refusal("claims-below-tier")
+        assert refusal is not None and refusal.code == "result-limit"
+        marker = refusal_key("claims-below-tier")
+        kept = prepared.disk.read(marker)
+        prepared.disk.write(marker, {**kept, "message": "kept when the server opened this build"})
+        page = web.get(urls.canned("claims-below-tier"))
+        assert page.status_code == 200 and "kept when the server opened this build" in page.text
+        assert web.get(urls.canned("acme-total")).status_code == 200

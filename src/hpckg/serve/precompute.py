@@ -68,7 +68,25 @@ class Step:
 
 
 class Refused(Exception):
-    """A canned query's answer the endpoint refuses (over the result cap or the memory bound): not kept."""
+    """A canned query's answer the endpoint refuses at its defaults (over the result cap, past the time limit,
+    over the memory bound): not kept; the refusal is (hpckg.serve.service answers a visitor with it at once)."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+    def to_json(self) -> dict[str, object]:
+        return {"status": self.status, "code": self.code, "message": self.message}
+
+
+def walls(worker: BackgroundWorker) -> dict[str, object]:
+    """The limits a refusal was met behind (kept with it)."""
+    return {"max_results": worker.max_results, "timeout": worker.timeout}
+
+
+def refusal_key(name: str) -> str:
+    """Where a canned query's refusal at its defaults is kept (the same rows in every format)."""
+    return f"refused:{canned_answer_key(name, 'json')}"
 
 
 def canned_answer_key(name: str, fmt: str) -> str:
@@ -269,24 +287,28 @@ class Prepared:
                 text = query.bind({})
             except InputError:
                 return  # it needs an argument (a system, an edition): no default page to prepare
-            key = canned_answer_key(query.name, "json")
-            refused = f"refused:{key}"  # kept on disk: a later server's background does not run it again
-            if self.revision() == 0 and self.disk is not None and self.disk.has(refused):
-                return
+            if self.refusal(query.name) is not None:
+                return  # refused before: a later server's background does not run it again
 
             def run() -> list[str]:
-                found = worker.run(Job(text, "json", "ttl"))
+                try:
+                    found = worker.run(Job(text, "json", "ttl"))
+                except QueryTimeout as error:  # as hpckg.serve.service tells a visitor
+                    raise Refused(503, "timeout", str(error)) from None
+                except MemoryLimit as error:
+                    raise Refused(503, "memory-limit", str(error)) from None
                 if found.status != 200:
-                    refusal = found.code in ("result-limit", "memory-limit")
-                    raise (Refused if refusal else RuntimeError)(f"{found.code}: {found.message}")
+                    if found.code in ("result-limit", "memory-limit"):
+                        raise Refused(found.status, found.code, found.message)
+                    raise RuntimeError(f"{found.code}: {found.message}")
                 return [found.media_type, found.form, found.body.decode("utf-8")]
             self._warming.lazy = lazy
             try:
-                self.get(key, run, disk=AS_IS)
-            except (Refused, QueryTimeout, MemoryLimit) as error:  # what a visitor is told too
+                self.get(canned_answer_key(query.name, "json"), run, disk=AS_IS)
+            except Refused as error:
                 logger.info("the canned query %s is refused at its defaults: %s", query.name, error)
                 if self.revision() == 0 and self.disk is not None:
-                    self.disk.write(refused, str(error))
+                    self.disk.write(refusal_key(query.name), {**error.to_json(), **walls(worker)})
             except Exception as error:  # noqa: BLE001 - a query that fails stays a visitor's to run
                 logger.info("precomputing the canned query %s failed: %s", query.name, error)
         try:
@@ -294,6 +316,19 @@ class Prepared:
                 list(running.map(answer, canned_queries(self.project)))
         finally:
             worker.close()
+
+    def refusal(self, name: str) -> Refused | None:
+        """How the endpoint refused canned query `name` at its defaults on this generation, if it did behind
+        the walls this server's queries have (a server with a higher --max-results or --timeout runs it)."""
+        if self.revision() != 0 or self.disk is None or self.worker is None:
+            return None
+        found = self.disk.read(refusal_key(name))
+        if not isinstance(found, dict) or any(found.get(k) != v for k, v in walls(self.worker).items()):
+            return None
+        try:
+            return Refused(int(found["status"]), str(found["code"]), str(found["message"]))
+        except (KeyError, TypeError, ValueError):  # written by another version of this module
+            return None
 
     def steps(self) -> list[Step]:
         """What warm() computes, in order. A build computes those with `at_build` before it switches the store

@@ -91,24 +91,34 @@ class SearchIndex:
         self.by_key: dict[str, list[int]] = {}
         self.by_word: dict[str, set[int]] = {}  # a name's words, matched from their beginning
         self.by_initials: dict[str, set[int]] = {}  # a name's initials, matched whole
+        # Each distinct name analysed once: the full graph's 86,807 context pairs have 3,007 names, its 38,132
+        # names 16,153 (reading the index back took 2.7 s, most of it analysing the same names again).
+        analysed: dict[str, tuple[str, list[str], list[str]]] = {}
+
+        def analyse(name: str) -> tuple[str, list[str], list[str]]:
+            found = analysed.get(name)
+            if found is None:
+                found = analysed[name] = (name_key(name), words(name), initials(name))
+            return found
         for entity, name in dict.fromkeys(named):
-            key = name_key(name)
+            key, name_words, name_initials = analyse(name)
             if not key:
                 continue
             position = len(self.names)
             self.entities.append(entity)
             self.names.append(name)
             self.by_key.setdefault(key, []).append(position)
-            for word in words(name):
+            for word in name_words:
                 self.by_word.setdefault(word, set()).add(position)
-            for word in initials(name):
+            for word in name_initials:
                 self.by_initials.setdefault(word, set()).add(position)
         self.by_context_word: dict[str, set[str]] = {}  # word -> the systems whose context has it
         self.context_initials: dict[str, set[str]] = {}
         for iri, name in dict.fromkeys(context):
-            for word in words(name):
+            _, name_words, name_initials = analyse(name)
+            for word in name_words:
                 self.by_context_word.setdefault(word, set()).add(iri)
-            for word in initials(name):
+            for word in name_initials:
                 self.context_initials.setdefault(word, set()).add(iri)
         self.keys = sorted(self.by_key)
         self.words = sorted(self.by_word)

@@ -320,6 +320,10 @@ class Service:
     def canned_answer(self, client: str, prepared: Prepared, name: str, text: str, fmt: str) -> Answer:
         """A canned query's answer at its defaults (the one every link to it shows), kept with the generation's
         figures, on disk too: 23 s for accelerators-by-country on the full graph, once per build."""
+        refused = prepared.refusal(name)
+        if refused is not None:  # computed ahead and refused: said at once, not after the time limit again
+            raise HttpError(refused.status, refused.code, refused.message)
+
         def run() -> list[str]:
             answer = self.run(client, Job(text, fmt, "ttl"))
             return [answer.media_type, answer.form, answer.body.decode("utf-8")]
