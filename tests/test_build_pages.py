@@ -130,3 +130,22 @@ def test_a_visitor_is_told_a_kept_refusal_at_once(built):
         page = web.get(urls.canned("claims-below-tier"))
         assert page.status_code == 200 and "kept when the server opened this build" in page.text
         assert web.get(urls.canned("acme-total")).status_code == 200
+
+
+def test_a_server_that_follows_a_build_serves_the_figures_the_build_kept(built):
+    """After a build switches the store, the server's new generation reads back what that build kept (its
+    figures were keyed by the pool's generation, which counts followed builds: a followed build's were ignored)."""
+    from serve_live import in_process
+
+    project, _, _ = built
+    with in_process(project.graphs.parent / "store", project=project, workers=1, rate_limit=0) as web:
+        service = web.app.state.service
+        assert service.prepared.ready("front") is not None  # read back before the first request
+        rebuilt = run_hpckg("build", "--quiet", cwd=project.root)
+        assert rebuilt.returncode == 0, text(rebuilt)
+        assert web.get(urls.HOME).status_code == 200  # a request finds the new build and switches to it
+        following = service.prepared
+        assert following.generation == current_generation(project.graphs.parent / "store")
+        assert following.revision() == 0
+        for what in ("front", "system-index", "search-index", "machines"):
+            assert following.ready(what) is not None, f"the {what} the build kept was not read back"

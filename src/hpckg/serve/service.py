@@ -258,8 +258,15 @@ class Service:
         those a build made are read from disk (hpckg.serve.prepare)."""
         disk = diskcache.for_generation(diskcache.pages_folder(self.settings.project), views.store.generation_id(),
                                         views.base_iri, writable=self.settings.update_token is not None)
-        prepared = Prepared(views, lambda: self.pool.generation, self.settings.project, disk, self.publication,
+        # Its figures are keyed by the updates applied to this generation (0 until one is: only then are they
+        # kept on disk), not by the pool's generation, which counts the builds followed too: keyed by that, a
+        # server that had followed a build neither read the build's figures nor kept its own.
+        self.updates_applied = 0
+        prepared = Prepared(views, lambda: self.updates_applied, self.settings.project, disk, self.publication,
                             generation, background_worker(self.settings, generation))
+        # The indexes a build kept are read before this generation is served: at start, before the first
+        # request; at a switch, by the request that finds the new build (once per build, about a second).
+        prepared.load_kept()
         prepared.start()
         return prepared
 
@@ -484,6 +491,7 @@ class Service:
         with self.update_lock:
             self.updates.call(self._apply_update, request, text, base_iri)
             self.pool.generation += 1
+            self.updates_applied += 1
             self.cache.clear()  # every entry is keyed by an older generation now: free the memory
             self.responses.clear()
             # the description counts what the update changed; the statistics are kept per update revision
