@@ -257,8 +257,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         "waiting for it to finish")
     p.add_argument("--no-pages", action="store_true",
                    help="do not compute the website's figures of the new store before switching to it (the "
-                        "home page, indexes, charts, newest list, canned answers: about a minute on the full "
-                        "imports); `hpckg serve` then computes them in its background while visitors wait")
+                        "home page, indexes, charts, newest list, canned answers: two to three minutes on the "
+                        "full imports); `hpckg serve` then computes them in its background while visitors wait")
     add_engine_option(p)
     p.add_argument("paths", nargs="*", metavar="PATH", help="extra RDF files or folders to load")
     p.set_defaults(handler=cmd_build)

@@ -10,7 +10,6 @@ Best effort: a figure that fails here is computed by the server as before, and t
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -24,8 +23,6 @@ from hpckg.serve.publication import Publication
 from hpckg.serve.service import Settings, background_worker
 from hpckg.serve.views import Views
 from hpckg.store import Store
-
-logger = logging.getLogger("hpckg.serve")
 
 
 def prepare_generation(project: Project, generation: Path, *, store_path: Path, releases: Path | None = None,
