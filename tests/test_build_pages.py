@@ -96,7 +96,7 @@ def test_an_answer_the_endpoint_refuses_is_not_kept_and_not_tried_again(built, t
         prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
         prepared.canned_answers()
         assert prepared.ready(canned_answer_key("acme-total", "json")) is not None  # two rows: kept
-        assert prepared.ready(canned_answer_key("claims-below-tier", "json")) is None  # 359 rows: refused
+        assert prepared.ready(canned_answer_key("claims-below-tier", "json")) is None  # the leads: refused
         refusal = prepared.refusal("claims-below-tier")
         assert refusal is not None and (refusal.status, refusal.code) == (400, "result-limit")
         assert "more than 10 rows" in refusal.message and prepared.refusal("acme-total") is None

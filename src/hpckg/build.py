@@ -23,6 +23,7 @@ from hpckg import datafiles, formats, linking, machinegraphs, systemnames
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
 from hpckg.project import Project
+from hpckg.querytext import unpaged
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.validate import ValidationReport, check_syntax
@@ -198,8 +199,9 @@ def sourcing_summary(store: AnyStore, queries_dir: Path) -> str:
     folder = queries_dir
     [row] = list(store.query((folder / "source-check-summary.rq").read_text(encoding="utf-8"), prefixes=False))
     # One row per system and label: count the systems.
-    weak = len({row["system"].value for row in store.query(
-        (folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"), prefixes=False)})
+    # Every weakly sourced system, not the query's first page of them.
+    weakly = unpaged((folder / "weakly-sourced-systems.rq").read_text(encoding="utf-8"))
+    weak = len({row["system"].value for row in store.query(weakly, prefixes=False)})
     if int(row["checked"].value) > 0:
         dataset, graph = ox.NamedNode(THIS_DATASET), ox.NamedNode(DERIVED_GRAPH)
         integer = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")

@@ -24,8 +24,8 @@ from hpckg.formats import (
 )
 from hpckg.namespaces import PREFIXES
 from hpckg.project import Project
+from hpckg.querytext import PAGING, header_lines, paging_lines
 from hpckg.querytext import PLAN_AS_WRITTEN as PLAN_AS_WRITTEN  # re-exported: tests and servers.py name it here
-from hpckg.querytext import header_lines
 from hpckg.store import QueryResult
 from hpckg.terms import XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
 from hpckg.vocabulary import Scheme, suggestion_text, vocabulary
@@ -42,8 +42,10 @@ EDITION_TYPE = "hpc:ListEdition"
 EDITION_NAME = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
 # Systems named by their slugs, comma-separated ("kalos,seren"), bound as their IRIs (sys:kalos sys:seren) in
 # one VALUES line: a query starting from the IRIs looks each system up, where building them with
-# BIND(IRI(CONCAT(...))) makes Oxigraph scan the claims (seconds on the full graph).
+# BIND(IRI(CONCAT(...))) makes Oxigraph scan the claims (seconds on the full graph). The word `all` binds
+# UNDEF: every system, a whole-graph answer (tens of thousands of rows on the full imports, so no default).
 SYSTEM_TYPE = "hpc:System"
+ALL_SYSTEMS = "all"
 SYSTEM_SLUG = re.compile(r"[A-Za-z0-9_~-]+")
 
 
@@ -101,15 +103,18 @@ class Parameter:
         raise InputError(f"parameter {self.name} is one of {', '.join(c.notation for c in scheme.concepts)} "
                          f"({scheme.label.lower()}), not {value!r}; {hint}".rstrip("; "))
 
-    def terms(self, value: str) -> list[ox.NamedNode | ox.Literal]:
-        """The RDF terms `value` binds: one, or for hpc:System each comma-separated system slug's IRI."""
+    def terms(self, value: str) -> list[ox.NamedNode | ox.Literal] | list[str]:
+        """The RDF terms `value` binds: one, or for hpc:System each comma-separated system slug's IRI (or
+        UNDEF, every system, for `all`)."""
         if self.type != SYSTEM_TYPE:
             return [self.term(value)]
+        if value.strip().lower() == ALL_SYSTEMS:
+            return ["UNDEF"]
         slugs = [slug for slug in re.split(r"[,\s]+", value) if slug]
-        bad = [slug for slug in slugs if not SYSTEM_SLUG.fullmatch(slug)]
+        bad = [slug for slug in slugs if not SYSTEM_SLUG.fullmatch(slug) or slug.lower() == ALL_SYSTEMS]
         if not slugs or bad:
             raise InputError(f"parameter {self.name} is one or more system slugs, comma-separated (kalos,seren), "
-                             f"not {value!r}")
+                             f"or {ALL_SYSTEMS}, not {value!r}")
         return [ox.NamedNode(PREFIXES["sys"] + slug) for slug in slugs]
 
     def summary(self) -> str:
@@ -175,6 +180,9 @@ def bind_parameters(text: str, values: Mapping[str, str], ontology_dir: Path, *,
         takes = ", ".join(parameters) if parameters else "no parameters"
         raise InputError(f"{label} has no parameter {', '.join(unknown)}; it takes {takes}")
     for name, parameter in parameters.items():
+        if name in PAGING:
+            text = _bind_paging(text, parameter, values.get(name, parameter.default), label)
+            continue
         terms = " ".join(map(str, parameter.terms(values.get(name, parameter.default))))
         # Each `VALUES ?name { ... }` line holds the value: a query whose subqueries each start from the value
         # (top500-list) repeats the line in each, since a subquery sees no outer binding.
@@ -185,6 +193,23 @@ def bind_parameters(text: str, values: Mapping[str, str], ontology_dir: Path, *,
         bound = f"VALUES ?{name} {{ {terms} }}"
         text = pattern.sub(lambda _, bound=bound: bound, text)  # a function: the term's text is not a template
     return text
+
+
+def _bind_paging(text: str, parameter: Parameter, value: str, label: str) -> str:
+    """The query text with its outermost `LIMIT n` (or `OFFSET n`) line holding `value`, a whole number checked
+    as such: a page of a long answer (the endpoint refuses answers over its result cap)."""
+    if parameter.type != "xsd:integer":
+        raise InputError(f"{label} declares parameter {parameter.name} as {parameter.type}; {parameter.name} is "
+                         "a whole number (xsd:integer)")
+    number = int(parameter.term(value).value)
+    if number < 0:
+        raise InputError(f"parameter {parameter.name} is a whole number of rows, 0 or more, not {value!r}")
+    keyword = PAGING[parameter.name]
+    lines = paging_lines(text, keyword)
+    if not lines:
+        raise InputError(f"{label} declares parameter {parameter.name} but has no `{keyword} n` line to bind it in")
+    last = lines[-1]  # the outermost query's clause closes the text
+    return f"{text[:last.start()]}{keyword} {number}{text[last.end():]}"
 
 
 def header_description(text: str) -> str:

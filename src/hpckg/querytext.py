@@ -130,3 +130,23 @@ def undefined_terms(text: str, ontology_dir: Path) -> list[str]:
         warnings.append(f"{shorten(iri)} is not defined in the ontology; {hint}"
                         "(the query matches nothing with it; `hpckg vocab` lists the terms)")
     return warnings
+
+
+# Parameters that page a long answer: `# param limit: 100 [xsd:integer]` binds the query's last `LIMIT n` line
+# (`offset` its `OFFSET n` line) instead of a VALUES line: SPARQL has no variable for either.
+PAGING = {"limit": "LIMIT", "offset": "OFFSET"}
+
+
+def paging_lines(text: str, keyword: str) -> list[re.Match]:
+    """The `LIMIT n` (or `OFFSET n`) lines of a query, each a line of its own; the last closes the outermost
+    query."""
+    return list(re.finditer(rf"^{keyword}\s+\d+[ \t]*$", text, flags=re.MULTILINE))
+
+
+def unpaged(text: str) -> str:
+    """The query without its outermost LIMIT and OFFSET lines: every row (the build counts them all)."""
+    for keyword in PAGING.values():
+        if found := paging_lines(text, keyword):
+            text = text[:found[-1].start()] + text[found[-1].end():]
+    return text
+
