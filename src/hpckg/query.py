@@ -24,7 +24,7 @@ from hpckg.formats import (
 )
 from hpckg.namespaces import PREFIXES
 from hpckg.project import Project
-from hpckg.querytext import PAGING, header_lines, paging_lines
+from hpckg.querytext import PAGING, header_lines, with_paging_line
 from hpckg.querytext import PLAN_AS_WRITTEN as PLAN_AS_WRITTEN  # re-exported: tests and servers.py name it here
 from hpckg.store import QueryResult
 from hpckg.terms import XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
@@ -43,7 +43,8 @@ EDITION_NAME = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])")
 # Systems named by their slugs, comma-separated ("kalos,seren"), bound as their IRIs (sys:kalos sys:seren) in
 # one VALUES line: a query starting from the IRIs looks each system up, where building them with
 # BIND(IRI(CONCAT(...))) makes Oxigraph scan the claims (seconds on the full graph). The word `all` binds
-# UNDEF: every system, a whole-graph answer (tens of thousands of rows on the full imports, so no default).
+# UNDEF: every system, a whole-graph answer (past the endpoint's result cap on the full imports, so never a
+# default).
 SYSTEM_TYPE = "hpc:System"
 ALL_SYSTEMS = "all"
 SYSTEM_SLUG = re.compile(r"[A-Za-z0-9_~-]+")
@@ -205,11 +206,10 @@ def _bind_paging(text: str, parameter: Parameter, value: str, label: str) -> str
     if number < 0:
         raise InputError(f"parameter {parameter.name} is a whole number of rows, 0 or more, not {value!r}")
     keyword = PAGING[parameter.name]
-    lines = paging_lines(text, keyword)
-    if not lines:
+    bound = with_paging_line(text, keyword, f"{keyword} {number}")
+    if bound is None:
         raise InputError(f"{label} declares parameter {parameter.name} but has no `{keyword} n` line to bind it in")
-    last = lines[-1]  # the outermost query's clause closes the text
-    return f"{text[:last.start()]}{keyword} {number}{text[last.end():]}"
+    return bound
 
 
 def header_description(text: str) -> str:

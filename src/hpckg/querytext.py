@@ -137,16 +137,17 @@ def undefined_terms(text: str, ontology_dir: Path) -> list[str]:
 PAGING = {"limit": "LIMIT", "offset": "OFFSET"}
 
 
-def paging_lines(text: str, keyword: str) -> list[re.Match]:
-    """The `LIMIT n` (or `OFFSET n`) lines of a query, each a line of its own; the last closes the outermost
-    query."""
-    return list(re.finditer(rf"^{keyword}\s+\d+[ \t]*$", text, flags=re.MULTILINE))
+def with_paging_line(text: str, keyword: str, line: str) -> str | None:
+    """The query with its outermost `LIMIT n` (or `OFFSET n`) line, a line of its own that closes the text's
+    last query, replaced by `line` ('' drops it); None when it has no such line."""
+    found = list(re.finditer(rf"^{keyword}\s+\d+[ \t]*$", text, flags=re.MULTILINE))
+    if not found:
+        return None
+    return f"{text[:found[-1].start()]}{line}{text[found[-1].end():]}"
 
 
 def unpaged(text: str) -> str:
     """The query without its outermost LIMIT and OFFSET lines: every row (the build counts them all)."""
     for keyword in PAGING.values():
-        if found := paging_lines(text, keyword):
-            text = text[:found[-1].start()] + text[found[-1].end():]
+        text = with_paging_line(text, keyword, "") or text
     return text
-
