@@ -158,6 +158,9 @@ def test_web_refuses_a_bad_value_in_the_error_shape(web):
 
 
 def test_a_parameter_repeated_in_subqueries_is_bound_in_each():
-    bound = canned_query(session_project(), "top500-list").bind({"edition": "2024-11"})
-    assert bound.count("VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }") == 3
+    query = canned_query(session_project(), "top500-list")
+    repeated = query.text.count("VALUES ?edition {")
+    assert repeated >= 2, "top500-list names the edition in two subqueries"
+    bound = query.bind({"edition": "2024-11"})
+    assert bound.count("VALUES ?edition { <https://w3id.org/hpckg/id/dataset/top500-2024-11> }") == repeated
     assert "2025-06" not in bound.split("SELECT", 1)[1]

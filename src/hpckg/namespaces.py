@@ -34,6 +34,7 @@ ENTITY_KINDS = {
     "software": "sw",
     "input": "input",  # a file an importer read, named by its SHA-256
     "reference": "ref",  # where in a source a claim was read (hpc:Reference)
+    "entry": "entry",  # one system's row in one list edition (hpc:ListEntry, queries/rules/14-list-entries.rq)
 }
 
 VOCABULARIES = ("tier", "basis", "precision", "rank", "status", "kind", "role", "source-kind",

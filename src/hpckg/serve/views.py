@@ -52,6 +52,16 @@ BUILTIN_EXAMPLES = {
     "Claims by tier":
         "SELECT ?tier (COUNT(?c) AS ?claims) WHERE { ?c a hpc:Claim ; hpc:tier ?tier } GROUP BY ?tier",
     "Everything said about Kalos": "DESCRIBE sys:kalos",
+    # List entries (queries/rules/14-list-entries.rq): one node per system and edition, its figures direct.
+    "Rmax by country in one TOP500 edition, from its list entries":
+        "SELECT ?country (COUNT(?entry) AS ?systems) (SUM(?rmax) AS ?rmaxTflops) WHERE {\n"
+        "  ?entry hpc:entryIn ds:top500-2025-06 ; hpc:entryCountry ?country ; hpc:entryRmax ?rmax .\n"
+        "} GROUP BY ?country ORDER BY DESC(?rmaxTflops)",
+    "Summit in every edition that lists it, with the tier of each row":
+        "SELECT ?edition ?rank ?rmax ?tier WHERE {\n"
+        "  ?entry hpc:entryOf sys:top500-179397 ; hpc:entryIn ?edition ; hpc:entryRank ?rank ; hpc:entryTier ?tier .\n"
+        "  OPTIONAL { ?entry hpc:entryRmax ?rmax }\n"
+        "} ORDER BY ?edition",
 }
 
 
