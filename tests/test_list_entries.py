@@ -124,3 +124,27 @@ def test_on_real_imports_every_edition_claim_is_on_its_entry_and_nothing_else_is
     assert int(missing["n"].value) == 0
     assert int(carried["n"].value) == int(claims["n"].value)
     assert int(entries["n"].value) == 1_000, "two editions of 500 entries, each with its tier"
+
+
+@pytest.mark.imports
+def test_the_sparql_pages_entry_examples_agree_with_the_editions_statistics():
+    """The query editor's examples on list entries (serve/views.py) answer on real imports, and the one per
+    country gives what the canned top500-edition-by-country gives for the same edition."""
+    import stores
+    from hpckg.query import canned_query
+    from hpckg.serve.views import BUILTIN_EXAMPLES
+
+    store = Store(stores.website().store, read_only=True)
+    try:
+        examples = {name: text for name, text in BUILTIN_EXAMPLES.items() if "hpc:entry" in text}
+        assert len(examples) >= 2
+        answers = {name: list(store.query(text)) for name, text in examples.items()}
+        [by_country] = [rows for name, rows in answers.items() if "country" in name]
+        from_entries = {row["country"].value: (int(row["systems"].value), row["rmaxTflops"].value)
+                        for row in by_country}
+        canned = store.query(canned_query(session_project(), "top500-edition-by-country").bind({"edition": "2025-06"}))
+        from_statistics = {row["key"].value: (int(row["systems"].value), row["rmaxTflops"].value) for row in canned
+                           if row["key"].value != "not given"}
+    finally:
+        store.close()
+    assert from_entries == from_statistics and sum(n for n, _ in from_entries.values()) == 500
