@@ -3,11 +3,18 @@ same data in the same run: queries per second and p50/p99 latency for a lookup a
 
     python bench/serve_bench.py                       # build a store, run both servers, print a table
     python bench/serve_bench.py --write docs/benchmarks.md --requests 1000 --concurrency 4 --rounds 3
+    python bench/serve_bench.py --under-load-only --write docs/benchmarks.md   # lookups while slow queries run
 
 Both servers are queried over loopback with keep-alive HTTP/1.1 connections, one per client thread, asking
 for SPARQL JSON results. Queries use full IRIs so both servers parse the same text. Each query runs twice:
 as the same text every time (hpckg serve answers repeats from its answer cache) and as distinct texts
 (a numbered comment per request), which no cache can answer: every request is evaluated by a query worker.
+
+Then lookups under load (issue 37's goal: p99 under 100 ms while 10 slow queries run): `--slow-clients` clients
+(10) each keep one query in flight that no server can finish (a four-way cross join), from addresses of their
+own (hpckg serve trusts 127.0.0.1 as a proxy, so each is a client of its own), while one client sends distinct
+lookups; each server in turn, hpckg serve first (oxigraph serve has no time limit, so its slow queries run until
+it stops).
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ QUERIES = {
                  "GROUP BY ?tier ORDER BY ?tier",
 }
 
+
+# A query no server finishes on any store: each of --slow-clients keeps one in flight (distinct texts).
+SLOW = "SELECT (COUNT(*) AS ?n) WHERE {{ ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l FILTER(?a != <urn:x:{n}>) }}"
 
 REQUEST_NUMBERS = itertools.count()  # never repeats in a run, so a distinct text is never asked twice
 
@@ -115,6 +125,37 @@ def run_load(endpoint: str, query: str, *, requests: int, concurrency: int,
             "p99": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
 
 
+def lookups_under_slow_queries(endpoint: str, *, slow_clients: int, requests: int) -> dict[str, float]:
+    """Distinct lookups from one client while `slow_clients` clients each keep a query in flight that never
+    finishes (each resent when the server gives up on it), every slow client from an address of its own."""
+    parsed = urllib.parse.urlsplit(endpoint)
+    stop = threading.Event()
+
+    def slow_client(n: int) -> None:
+        attempt = 0
+        while not stop.is_set():
+            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
+            try:
+                connection.request("GET", parsed.path + "?" + urllib.parse.urlencode(
+                    {"query": SLOW.format(n=f"{n}-{attempt}")}),
+                    headers={"Accept": "application/sparql-results+json", "X-Forwarded-For": f"127.0.1.{n}"})
+                connection.getresponse().read()
+            except OSError:
+                pass
+            finally:
+                connection.close()
+            attempt += 1
+
+    threads = [threading.Thread(target=slow_client, args=(n,), daemon=True) for n in range(1, slow_clients + 1)]
+    for thread in threads:
+        thread.start()
+    time.sleep(3)  # every slow query has reached the server and holds what it holds
+    try:
+        return run_load(endpoint, QUERIES["lookup"], requests=requests, concurrency=1, distinct=True)
+    finally:
+        stop.set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=1000, help="requests per query and server")
@@ -124,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="hpckg serve --workers")
     parser.add_argument("--oxigraph", default=shutil.which("oxigraph") or str(Path(sys.executable).with_name(
         "oxigraph")), help="the oxigraph binary (pip install oxigraph)")
+    parser.add_argument("--slow-clients", type=int, default=10,
+                        help="clients each keeping a never-ending query in flight during the lookups-under-load "
+                             "measurement (0: skip it)")
+    parser.add_argument("--under-load-only", action="store_true",
+                        help="measure only the lookups under slow queries, into a section of their own")
     parser.add_argument("--write", metavar="PATH", help="write the results as Markdown to PATH")
     args = parser.parse_args(argv)
 
@@ -153,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         hpckg_bin = shutil.which("hpckg") or str(Path(sys.executable).with_name("hpckg"))
         hp_port = free_port()
         hpckg = subprocess.Popen([hpckg_bin, "serve", "--store", str(store_path), "--port", str(hp_port),
-                                  "--rate-limit", "0", "--workers", str(args.workers)],
+                                  "--rate-limit", "0", "--workers", str(args.workers),
+                                  "--trusted-proxy", "127.0.0.1", "--timeout", "10"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         processes.append(hpckg)
         endpoints = {"hpckg serve": f"http://127.0.0.1:{hp_port}/sparql",
@@ -162,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             wait_until_answers(url, hpckg if name.startswith("hpckg") else oxigraph)
 
         rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
-        for round_number in range(1, args.rounds + 1):
+        for round_number in range(1, 0 if args.under_load_only else args.rounds + 1):
             for query_name, query in QUERIES.items():
                 for variant, distinct in (("", False), (", distinct", True)):
                     for name, url in endpoints.items():
@@ -174,10 +221,24 @@ def main(argv: list[str] | None = None) -> int:
         # The machine is shared: each cell is the median of its rounds, which ran interleaved.
         results = {cell: {key: statistics.median(r[key] for r in runs) for key in ("qps", "p50", "p99")}
                    for cell, runs in rounds.items()}
-        report = markdown(results, args, summary.triples)
-        print(report)
-        if args.write:
-            replace_section(args.write, "serve_bench.py", report)
+        under_load = {}
+        if args.slow_clients:
+            # hpckg serve first: oxigraph serve has no time limit, its slow queries run until it is stopped
+            for name, url in endpoints.items():
+                r = lookups_under_slow_queries(url, slow_clients=args.slow_clients, requests=300)
+                under_load[name] = r
+                print(f"lookups under {args.slow_clients} slow queries  {name:25} {r['qps']:8.0f} q/s  "
+                      f"p50 {r['p50']:6.2f} ms  p99 {r['p99']:6.2f} ms", flush=True)
+        if args.under_load_only:
+            report = under_load_markdown(under_load, args, summary.triples)
+            print(report)
+            if args.write:
+                replace_section(args.write, "serve-under-load", report)
+        else:
+            report = markdown(results, args, summary.triples)
+            print(report)
+            if args.write:
+                replace_section(args.write, "serve_bench.py", report)
     finally:
         for process in processes:
             process.terminate()
@@ -237,6 +298,25 @@ def markdown(results: dict, args: argparse.Namespace, triples: int) -> str:
         "other clients; oxigraph serve answers in-process from Rust. The benchmark's clients are Python "
         "threads on the same machine, so they cap both servers.",
         "",
+    ]
+    return "\n".join(lines)
+
+
+def under_load_markdown(under_load: dict, args: argparse.Namespace, triples: int) -> str:
+    lines = [
+        "## Lookups while slow queries run (bench/serve_bench.py --under-load-only)",
+        "",
+        f"Measured {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on this machine ({platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end): the same data ({triples:,} "
+        "quads, the store `hpckg build` makes) in both servers, loopback. One client sends 300 distinct lookups "
+        f"(`{QUERIES['lookup']}` and a numbered comment) while {args.slow_clients} other clients, each from an "
+        "address of its own, keep a query in flight that never finishes (`" + SLOW.format(n="N") + "`, resent "
+        f"when the server stops it). hpckg serve ran with --workers {args.workers} --timeout 10 "
+        "--trusted-proxy 127.0.0.1; oxigraph serve-read-only has no time limit. Issue 37's goal: p99 under 100 ms.",
+        "",
+        "| server | lookups/s | p50 ms | p99 ms |",
+        "|---|---:|---:|---:|",
+        *(f"| {name} | {r['qps']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} |" for name, r in under_load.items()),
     ]
     return "\n".join(lines)
 
