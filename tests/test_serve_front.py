@@ -8,12 +8,17 @@ import html
 import json
 import re
 
+import pytest
+
 import stores
 from hpckg.query import canned_queries
 from hpckg.serve import editions, urls
 from hpckg.store import Store
 
 from conftest import session_project
+
+# The website's store is built from real imports (tests/stores.py): with the other website tests, not in the quick loop.
+pytestmark = pytest.mark.imports
 
 HTML = {"Accept": "text/html"}
 
