@@ -12,7 +12,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from hpckg.formats import rdf_format
+from hpckg.build import load_files
 from hpckg.namespaces import ID, ONTOLOGY, PREFIXES
 from hpckg.store import Store
 
@@ -23,13 +23,19 @@ ENTRY = ID + "entry/"
 PROV = "http://www.w3.org/ns/prov#"
 
 
+def ontology_with(*files: Path) -> Store:
+    """An in-memory store of the ontology and `files`, each in its named graph, as the build loads them."""
+    project = session_project()
+    store = Store(None)
+    load_files(store, [*sorted(project.ontology_dir.glob("*.ttl")), *files], project)
+    return store
+
+
 @pytest.fixture(scope="module")
 def entries() -> dict[str, dict[str, set[str]]]:
     """The triples the rule makes, per entry IRI: {predicate: {values}} (IRIs and literals by their text)."""
     project = session_project()
-    store = Store(None)
-    for path in [*sorted(project.ontology_dir.glob("*.ttl")), FIXTURE]:
-        store.load(path.read_bytes(), format=rdf_format("ttl"), base_iri=path.as_uri())
+    store = ontology_with(FIXTURE)
     made: dict[str, dict[str, set[str]]] = {}
     for rule in ("14-list-entries", "15-list-entry-tier"):  # 15 reads what 14 made, as the build runs them
         triples = list(store.query((project.rules_dir / f"{rule}.rq").read_text(encoding="utf-8")))
@@ -78,9 +84,7 @@ def test_an_entry_is_derived_from_the_claims_it_carries_and_has_their_weakest_ti
 def test_every_entry_property_names_a_claim_property():
     """The ontology is the rule's only map: each hpc:entry… property reads one claim property (and, for
     component claims, one role), and each is typed and documented like the claim property it mirrors."""
-    store = Store(None)
-    for path in sorted(session_project().ontology_dir.glob("*.ttl")):
-        store.load(path.read_bytes(), format=rdf_format("ttl"), base_iri=path.as_uri())
+    store = ontology_with()
     rows = list(store.query("""SELECT ?entry ?of ?label ?role WHERE {
         ?entry hpc:entryValueOf ?of ; rdfs:label ?label ; rdfs:domain hpc:ListEntry .
         ?of a/rdfs:subClassOf* hpc:ClaimProperty .
