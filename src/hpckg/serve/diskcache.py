@@ -28,7 +28,7 @@ from hpckg.project import Project
 logger = logging.getLogger("hpckg.serve")
 # Part of every folder's name with hpckg's version: raise it when a kept figure changes what it holds, so
 # no server reads what an older version of the code computed.
-FORMAT = 1
+FORMAT = 2
 KEPT = 4  # generation folders kept: the one served, the previous build's, and other servers' on this project
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
