@@ -50,7 +50,7 @@ from hpckg.querytext import undefined_terms
 from hpckg.serve import analytics, charts, compare, lists, statistics, urls
 from hpckg.serve.caching import PageCaching
 from hpckg.serve.contribute import ContributePage
-from hpckg.serve.entities import describe, summary
+from hpckg.serve.entities import describe, own_triples, summary
 from hpckg.serve.middleware import (
     CACHED,
     HOST,
@@ -688,7 +688,7 @@ class Routes:
                     raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")
                 return redirect(urls.page(kind, slug))
             history = self.system_history(slug) if kind == "system" else None
-            jsonld = serialize_triples(describe(service.store, iri), RDF_FORMATS["jsonld"])
+            jsonld = serialize_triples(own_triples(service.store, iri), RDF_FORMATS["jsonld"])
             page = service.views.entity(kind, slug, iri, jsonld)
             if page is None:
                 raise HttpError(404, "unknown-entity", f"nothing is known about <{iri}>")

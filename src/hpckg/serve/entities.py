@@ -35,6 +35,14 @@ def describe(store: GraphStore, iri: str) -> list[ox.Triple]:
         }}"""))
 
 
+def own_triples(store: GraphStore, iri: str) -> list[ox.Triple]:
+    """The entity's own triples (its types, names and direct values): what its page embeds as JSON-LD. The whole
+    description (its claims and their sources, `describe`) is the .jsonld twin the page links to: embedded, it
+    was 215 KB of Summit's 309 KB page and a tenth of a second of its first visit on the full graph."""
+    e = iri_ref(iri)
+    return list(store.query(f"CONSTRUCT {{ {e} ?p ?o }} WHERE {{ {e} ?p ?o }}"))
+
+
 def summary(store: GraphStore, iri: str, base_iri: str) -> dict:
     """The `.json` twin: a plain JSON summary of an entity (no RDF knowledge needed to read it)."""
     kind, slug = urls.split_entity_iri(iri, base_iri) or ("", "")
