@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 import urllib.parse
 
 from starlette.datastructures import Headers
@@ -16,6 +15,7 @@ from starlette.types import Receive, Scope, Send
 
 from hpckg.serve import urls
 from hpckg.serve.responses import (
+    HOST,
     HttpError,
     respond,
 )
@@ -34,7 +34,6 @@ logger = logging.getLogger(__name__)
 
 SPARQL_METHODS = ("GET", "HEAD", "POST")
 # A Host header as RFC 9110 has it: a name or IPv4 address, or an IPv6 literal in brackets, and a port.
-HOST = re.compile(r"(?:[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 
 def client_of(request: Request) -> str:
     """The client a request is charged to: the peer address, or, when the peer is a trusted reverse proxy,
