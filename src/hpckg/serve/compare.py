@@ -3,7 +3,7 @@ compare-components, compare-sources, compare-history; each takes the systems' sl
 and laid out here as one table of figures (each with its tier badge linking to its claim), their parts and
 suppliers, their sources, and their TOP500 rank and Rmax in one chart. The table has CSV and JSON twins.
 
-Nothing here touches the store or HTTP: the server runs the queries (hpckg.serve.app) and hands the rows in.
+Nothing here touches the store or HTTP: the server runs the queries (hpckg.serve.pages.compare) and hands the rows in.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The SPARQL service behind the routes: settings, rate limits, the worker pool and its lanes, the page store,
-the answer caches, updates, and the store generation being served. Blocking; no HTTP here (hpckg.serve.app
-routes requests to it, hpckg.serve.middleware answers repeated ones before Starlette runs)."""
+the answer caches, updates, and the store generation being served. Blocking; no HTTP here (hpckg.serve.endpoint and
+hpckg.serve.pages route requests to it, hpckg.serve.middleware answers repeated ones before Starlette runs)."""
 
 from __future__ import annotations
 
