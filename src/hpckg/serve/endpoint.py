@@ -139,8 +139,6 @@ class Endpoint:
         warnings = undefined_terms(query, self.service.settings.project.ontology_dir) if query.strip() else []
         return html_response(views.editor(query, results, list(self.service.canned().values()), warnings), status)
 
-
-
     # ---- data: graph store, VoID ------------------------------------------------------------------
 
     @guarded
@@ -197,7 +195,6 @@ class Endpoint:
     @guarded
     def editor(self, request: Request) -> Response:
         return self.editor_response(client_of(request), first(request.query_params, "query") or "")
-
 
 
 async def read_request(request: Request) -> QueryRequest:

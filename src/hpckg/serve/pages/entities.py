@@ -30,7 +30,6 @@ SLUG = re.compile(r"[A-Za-z0-9_~-]+")
 DRAWING = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="hpckg-draw")
 
 
-
 @guarded
 def by_iri(site: Site, request: Request) -> Response:
     return entity(site, request, "id")
@@ -88,8 +87,7 @@ def system_history(site: Site, slug: str) -> Callable[[str], charts.Chart | None
     the page reads the rest: the drawing is most of a first visit's time); call the result with the
     system's name for the chart, or None when it was never listed."""
     key = ("chart", f"system-{slug}")
-    with site.lock:
-        found = site.rows.get((site.service.pool.generation, *key))
+    found = site.found(key)
     if found is not None:
         return lambda name: found  # type: ignore[return-value]
     # Read on the page store in this process, like the rest of the page: entity pages need no query

@@ -21,7 +21,6 @@ from hpckg.serve.workers import Job
 EDITION = re.compile(r"\d{4}-\d{2}")
 
 
-
 @guarded
 def index(site: Site, request: Request) -> Response:
     # The generation's editions (Prepared.edition_names, the rows of top500-edition-names), not a worker's
@@ -42,13 +41,13 @@ def named(site: Site, request: Request) -> Response:
         spec = lists.ENTITY_LISTS[name]
         # Precomputed with the generation (hpckg.serve.precompute): the sites list took 1.4 s on a first visit.
         return list_response(site, request, spec, ext, {}, urls.entity_list(name), spec.title,
-                                  rows=site.service.prepared.canned_rows(spec.query))
+                             rows=site.service.prepared.canned_rows(spec.query))
     if name != lists.EPOCH_CLUSTERS.name:
         raise HttpError(404, "unknown-list", f"no list named {name!r}; lists: top500/EDITION, epoch-clusters, "
                         + ", ".join(lists.ENTITY_LISTS))
     return list_response(site, request, lists.EPOCH_CLUSTERS, ext, {}, urls.epoch_clusters(),
-                              lists.EPOCH_CLUSTERS.title,
-                              rows=site.service.prepared.canned_rows(lists.EPOCH_CLUSTERS.query))
+                         lists.EPOCH_CLUSTERS.title,
+                         rows=site.service.prepared.canned_rows(lists.EPOCH_CLUSTERS.query))
 
 
 @guarded
@@ -63,7 +62,7 @@ def top500(site: Site, request: Request) -> Response:
     # canned query top500-list, which the page links to, in a second on the full graph.
     rows = site.service.prepared.edition(edition)
     return list_response(site, request, lists.TOP500, ext, {"edition": edition}, urls.top500_list(edition),
-                              f"TOP500, {edition}", editions, rows)
+                         f"TOP500, {edition}", editions, rows)
 
 
 def query_rows(site: Site, client: str, name: str, params: dict[str, str]) -> list[dict[str, object]]:
@@ -72,6 +71,7 @@ def query_rows(site: Site, client: str, name: str, params: dict[str, str]) -> li
     text = site.service.canned()[name].bind(params)
     return site.kept(("rows", text), lambda: lists.rows_from_results(  # type: ignore[return-value]
         json.loads(site.service.run(client, Job(text, "json", "ttl")).body)))
+
 
 def list_response(site: Site, request: Request, spec: lists.ListSpec, ext: str, query_params: dict[str, str],
                   base: str, heading: str, editions: list[str] | None = None,

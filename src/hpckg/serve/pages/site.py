@@ -35,17 +35,20 @@ class Site:
     def kept(self, key: tuple, compute: Callable[[], object], *, comparisons: bool = False) -> object:
         """What `compute` answers for `key` in this store generation, computed once and kept (least recently
         computed first out)."""
-        kept = self.comparisons if comparisons else self.rows
-        cache_key = (self.service.pool.generation, *key)
-        with self.lock:
-            found = kept.get(cache_key)
+        found = self.found(key, comparisons=comparisons)
         if found is None:
             found = compute()
+            kept = self.comparisons if comparisons else self.rows
             with self.lock:
-                kept[cache_key] = found
+                kept[(self.service.pool.generation, *key)] = found
                 while len(kept) > (COMPARISONS_KEPT if comparisons else KEPT):
                     kept.popitem(last=False)
         return found
+
+    def found(self, key: tuple, *, comparisons: bool = False) -> object | None:
+        """What is kept for `key` in this store generation, or None."""
+        with self.lock:
+            return (self.comparisons if comparisons else self.rows).get((self.service.pool.generation, *key))
 
     def editor_url(self, name: str, params: dict[str, str]) -> str:
         """The query editor holding canned query `name` with these parameters bound."""
