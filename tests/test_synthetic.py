@@ -1,7 +1,8 @@
 """bench/synthetic.py, the generator of the scale benchmarks (issue 15), at a small scale: a real import (one
 TOP500 edition and Epoch AI's clusters, imported by `hpckg import` into a project copy) is the template; the
-synthetic graph at 3× must conform to the shapes, count three times the template's systems, claims per
-tier, components and record links, and come out byte for byte the same on every run."""
+synthetic graph at 2× must conform to the shapes, count twice the template's systems, claims per tier,
+components and record links, and come out byte for byte the same on every run. (Two copies are the fewest that
+multiply: the third the test built until now added 20 s of build and checked nothing the second does not.)"""
 
 from __future__ import annotations
 
@@ -71,19 +72,19 @@ def test_one_copy_is_the_template_itself(template, tmp_path):
     assert len(template_files(imported)) >= 3  # the edition, TOP500's shared graph, Epoch's clusters
 
 
-def test_three_copies_conform_and_count_three_times_the_template(template, tmp_path):
+def test_two_copies_conform_and_count_twice_the_template(template, tmp_path):
     # One copy is the template itself (the test above), so the template's own build stands for it; the
     # curated data alone is the session's curated store. Both were built and validated by the factory.
-    three = synthetic_project(template, tmp_path / "p3", 3)
-    completed = run_hpckg("build", "--no-pages", "--no-import", "--quiet", "--staging", "disk", cwd=three, timeout=1200)
+    two = synthetic_project(template, tmp_path / "p2", 2)
+    completed = run_hpckg("build", "--no-pages", "--no-import", "--quiet", "--staging", "disk", cwd=two, timeout=1200)
     out, err = text(completed)
     assert completed.returncode == 0, out + err
     assert "violations: 0" in out, out
-    base, single, triple = counts(stores.curated().project), counts(template), counts(three)
+    base, single, double = counts(stores.curated().project), counts(template), counts(two)
     imported = {key: single[key] - base[key] for key in single}
     assert imported["systems"] > 500 and imported["reported"] > 1000 and imported["lead"] > 100
     for key in single:
-        assert triple[key] - base[key] == 3 * imported[key], (key, base, single, triple)
+        assert double[key] - base[key] == 2 * imported[key], (key, base, single, double)
 
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_other_names(template, tmp_path):
