@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 
 import pycountry
 import pyoxigraph as ox
@@ -165,12 +166,14 @@ def test_the_publisher_table_is_read_from_the_project_configuration(project):
         hpckg_project.load(project, "test")
 
 
-def test_a_top500_edition_is_credited_as_the_list_asks(seed_store):
+def test_a_top500_edition_is_credited_as_the_list_asks(seed_store, tmp_path):
     """An imported TOP500 edition: 'Cite as: TOP500 list, <Month Year> edition, top500.org' (the data's
-    README); the graph holds no licence for it, so none is stated."""
+    README); the graph holds no licence for it, so none is stated. (The edition is read from a folder of its
+    own: the importer reads every edition beside it to place sites, 8 s for the whole shared folder.)"""
     store = Store(None)
     store.load_quads(seed_store.quads())
-    path = SHARED / "data" / "top500" / "TOP500_199306.xml"
+    path = tmp_path / "TOP500_199306.xml"
+    shutil.copy(SHARED / "data" / "top500" / path.name, path)
     module = importer("top500")
     graph = graph_iri("top500", module.graph_key(path))
     now = dt.datetime(2026, 11, 30, tzinfo=dt.UTC)

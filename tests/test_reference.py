@@ -3,6 +3,8 @@
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 from hpckg.reference import Reference
 
 from conftest import session_project
@@ -90,6 +92,7 @@ def test_joint_names_split_part_by_part_down_to_hyphens(tmp_path: Path):
     assert reference.find_all("org", "Raytheon-Unknown/Appro") == []
 
 
+@pytest.mark.imports  # reads all 70 TOP500 files and Epoch AI's clusters
 def test_every_country_name_of_the_datasets_is_known():
     import csv
 

@@ -43,6 +43,7 @@ def test_the_shared_data_holds_63_editions_in_70_files():
     assert "2022-11" not in editions and "2023-11" not in editions
 
 
+@pytest.mark.imports  # every file of the shared data: 15 s
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_every_file_gives_500_ranked_entries_with_the_files_rmax_in_tflops(path):
     entries = read_entries(path)
@@ -114,6 +115,7 @@ def test_files_that_are_not_list_editions_are_refused_whole(tmp_path):
         read_entries(tmp_path / "TOP500_202011.xlsx")
 
 
+@pytest.mark.imports  # reads every XML edition
 def test_texts_the_xml_escaped_twice_read_as_the_list_prints_them():
     # 29 XML files write "Toyota Central Research &amp;amp; Development": parsed once, that is "&amp;", which
     # the pages then showed as "EDF R&amp;amp;D" (escaped twice again on the way out).

@@ -67,6 +67,7 @@ def short(iris: list[str]) -> list[str]:
 
 # --- every name maps -------------------------------------------------------------------------------------
 
+@pytest.mark.imports  # top500_names reads all 70 TOP500 files (10 s)
 def test_the_names_come_from_all_63_editions_in_both_formats(top500_names):
     editions = {e for eds in top500_names.values() for e in eds}
     assert len(editions) == 63 and len(TOP500) == 70
@@ -74,6 +75,7 @@ def test_the_names_come_from_all_63_editions_in_both_formats(top500_names):
     assert top500_names["Appro International / Cray Inc."] == {"2012-06", "2012-11"}  # only in the XLS files
 
 
+@pytest.mark.imports  # top500_names reads all 70 TOP500 files (10 s)
 def test_every_top500_manufacturer_maps_to_an_organisation_in_every_edition(top500_names):
     reference = Reference.of_project(session_project())
     unmapped = sorted((name, edition) for name, editions in top500_names.items() if name not in NOT_AN_ORGANISATION
@@ -84,6 +86,7 @@ def test_every_top500_manufacturer_maps_to_an_organisation_in_every_edition(top5
     assert len(organisations) > 120
 
 
+@pytest.mark.imports  # top500_names reads all 70 TOP500 files (10 s)
 def test_self_made_is_no_supplier(top500_names):
     """A machine its operator built has no supplier: "Self-made" maps to nothing, at every date it is used."""
     reference = Reference.of_project(session_project())
