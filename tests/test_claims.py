@@ -138,3 +138,38 @@ def test_labels_and_lines(tmp_path: Path) -> None:
     path = tmp_path / "zeta.ttl"
     path.write_text("\n".join(turtle), encoding="utf-8")
     assert line_of(SYSTEM, path) == 4 and line_of(ORG, path) is None
+
+
+def test_the_pages_read_the_same_claims_with_the_sources_of_what_they_were_derived_from(seed_store):
+    """hpckg.page.claims makes its records from the claims' one reading query (claim_triples): for every
+    system of the curated graph and its components, the same claims and fields as read_claims, each citing
+    its own primary sources, and a derived claim those of every claim it was derived from, followed here
+    claim by claim rather than by the page's property path."""
+    from hpckg.page import claims as page_claims
+
+    by_iri = {claim.iri: claim for claim in read_claims(seed_store)}
+
+    def cited(iri: str, seen: frozenset = frozenset()) -> set[str]:
+        claim = by_iri.get(iri)
+        if claim is None or iri in seen:
+            return set()
+        return set(claim.sources).union(*(cited(i, seen | {iri}) for i in claim.derived_from))
+
+    systems = [row["s"].value for row in seed_store.query("SELECT ?s WHERE { ?s a hpc:System }")]
+    best = {row["c"].value for row in seed_store.query("SELECT ?c WHERE { ?c a hpc:BestClaim }")}
+    derived = 0
+    for system in systems:
+        entities = [system, *(row["c"].value for row in seed_store.query(
+            f"SELECT ?c WHERE {{ ?c hpc:componentOf <{system}> }}"))]
+        shown = {c.iri: c for group in page_claims.read_claims(seed_store, entities).values() for c in group}
+        expected = {c.iri: c for c in read_claims(seed_store, about=entities)}
+        assert shown.keys() == expected.keys(), system
+        for iri, claim in shown.items():
+            truth = expected[iri]
+            assert (claim.about, claim.property, claim.tier, claim.rank, claim.basis) == (
+                truth.about, truth.property, truth.tier, truth.rank, truth.basis), iri
+            assert [source.iri for source in claim.sources] == sorted(cited(iri)), iri
+            assert claim.best == (iri in best), iri
+            derived += bool(truth.derived_from)
+    assert derived >= 5  # the curated graph's derived claims (accelerator counts, peak compute) are among them
+

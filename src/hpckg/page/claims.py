@@ -15,15 +15,20 @@ from urllib.parse import quote, urlsplit
 import pyoxigraph as ox
 
 from hpckg import numbers
-from hpckg.claims import labels
+from hpckg.claims import EVERY_CLAIM_TYPE, claim_triples, labels
 from hpckg.namespaces import ONTOLOGY, hpc
 from hpckg.page.model import ABSENT, Figure, Link, SourceLink, Tier
 from hpckg.terms import (
     BASIS_MACHINE_GENERATED,
+    BEST_CLAIM,
     BOUNDS,
     PRECISION_EXACT,
+    PROV_HAD_PRIMARY_SOURCE,
+    PROV_WAS_DERIVED_FROM,
     RANK_DEPRECATED,
     RANK_PREFERRED,
+    RDF_TYPE,
+    SKOS_NOTE,
     XSD,
     XSD_BOOLEAN,
     XSD_DECIMAL,
@@ -217,67 +222,61 @@ def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
 def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Claim]]:
     """Every claim about the given entities (derived claims included), grouped by entity, with sources.
 
-    A derived claim has no primary source of its own: its sources are those of the claims it was derived
-    from, followed through prov:wasDerivedFrom."""
-    values = iri_list(entities)
-    if not values:
+    The claims' triples come from the claims' one reading query (hpckg.claims.claim_triples). A derived
+    claim has no primary source of its own: its sources are those of the claims it was derived from,
+    followed through prov:wasDerivedFrom."""
+    about = [iri for iri in dict.fromkeys(entities) if iri_list([iri])]
+    if not about:
         return {}
-    claims: dict[str, Claim] = {}
-    for row in select(store, f"""
-        SELECT ?claim ?about ?property ?value ?minExclusive ?minInclusive ?maxExclusive ?maxInclusive
-               ?tier ?basis ?rank ?asOf ?note ?precision ?best ?start ?end ?pointInTime ?edition ?kind WHERE {{
-          VALUES ?about {{ {values} }}
-          ?claim hpc:about ?about ; hpc:property ?property ; a ?type .
-          ?type rdfs:subClassOf* hpc:Claim .
-          OPTIONAL {{ ?claim hpc:value ?value }}
-          OPTIONAL {{ ?claim hpc:minExclusive ?minExclusive }}
-          OPTIONAL {{ ?claim hpc:minInclusive ?minInclusive }}
-          OPTIONAL {{ ?claim hpc:maxExclusive ?maxExclusive }}
-          OPTIONAL {{ ?claim hpc:maxInclusive ?maxInclusive }}
-          OPTIONAL {{ ?claim hpc:tier ?tier }}
-          OPTIONAL {{ ?claim hpc:basis ?basis }}
-          OPTIONAL {{ ?claim hpc:rank ?rank }}
-          OPTIONAL {{ ?claim hpc:asOf ?asOf }}
-          OPTIONAL {{ ?claim skos:note ?note }}
-          OPTIONAL {{ ?claim hpc:precision ?precision }}
-          OPTIONAL {{ ?claim hpc:startTime ?start }}
-          OPTIONAL {{ ?claim hpc:endTime ?end }}
-          OPTIONAL {{ ?claim hpc:pointInTime ?pointInTime }}
-          OPTIONAL {{ ?claim hpc:edition ?edition }}
-          OPTIONAL {{ ?claim a ?kind FILTER (?kind IN (hpc:SomeValueClaim, hpc:NoValueClaim)) }}
-          BIND (EXISTS {{ ?claim a hpc:BestClaim }} AS ?best)
-        }}"""):
-        iri = str(row["claim"])
-        claim = claims.get(iri)
-        if claim is None:
-            claim = claims[iri] = Claim(iri=iri, about=str(row["about"]), property=str(row["property"]),
-                                        value=row.get("value"), tier=_str(row.get("tier")),
-                                        basis=_str(row.get("basis")), rank=_str(row.get("rank")),
-                                        as_of=_str(row.get("asOf")), precision=_str(row.get("precision")),
-                                        best=row.get("best") is True, start=_str(row.get("start")),
-                                        end=_str(row.get("end")), point_in_time=_str(row.get("pointInTime")),
-                                        edition=_str(row.get("edition")),
-                                        unknown={SOME_VALUE: "some-value", NO_VALUE: "no-value"}.get(
-                                            str(row.get("kind", ""))))
-            claim.bounds = {name: row[name] for name in BOUNDS if name in row}
-        note = row.get("note")
-        if note and note not in claim.notes:
-            claim.notes.append(str(note))
-    for row in select(store, f"""
-        SELECT DISTINCT ?claim ?source ?url ?title WHERE {{
-          VALUES ?about {{ {values} }}
-          ?claim hpc:about ?about ; prov:wasDerivedFrom* ?input .
-          ?input prov:hadPrimarySource ?source .
-          OPTIONAL {{ ?source schema:url ?url }}
-          OPTIONAL {{ ?source dcterms:title ?title }}
-        }} ORDER BY ?claim ?source"""):
-        claim = claims.get(str(row["claim"]))
-        if claim is not None and not any(s.iri == row["source"] for s in claim.sources):
-            claim.sources.append(source_link(str(row["source"]), _str(row.get("url")), _str(row.get("title"))))
+    found = claim_triples(store, about=about, types=EVERY_CLAIM_TYPE)
+    claims = {iri: claim for iri, fields in found.items() if (claim := _claim(iri, fields)) is not None}
+    cited = {iri: {o.value for o in found[iri].get(PROV_HAD_PRIMARY_SOURCE, ())} for iri in claims}
+    derived = [iri for iri in claims if found[iri].get(PROV_WAS_DERIVED_FROM)]
+    if derived:
+        # Only the few claims derived from others follow the path, each from its own IRI.
+        for row in select(store, f"""
+            SELECT DISTINCT ?claim ?source WHERE {{
+              VALUES ?claim {{ {iri_list(derived)} }}
+              ?claim prov:wasDerivedFrom+ ?input . ?input prov:hadPrimarySource ?source }}"""):
+            cited[str(row["claim"])].add(str(row["source"]))
+    sources = {source: source_link(source, None, None) for group in cited.values() for source in group}
+    if sources:
+        described: dict[str, dict[str, str]] = {}
+        for row in select(store, f"""
+            SELECT ?source ?url ?title WHERE {{
+              VALUES ?source {{ {iri_list(sources)} }}
+              OPTIONAL {{ ?source schema:url ?url }}
+              OPTIONAL {{ ?source dcterms:title ?title }}
+            }} ORDER BY ?source ?url ?title"""):
+            described.setdefault(str(row["source"]), {k: str(v) for k, v in row.items() if k != "source"})
+        sources = {iri: source_link(iri, described.get(iri, {}).get("url"), described.get(iri, {}).get("title"))
+                   for iri in sources}
+    for iri, claim in claims.items():
+        claim.sources = [sources[source] for source in sorted(cited[iri])]
     grouped: dict[str, list[Claim]] = {}
     for claim in sorted(claims.values(), key=lambda c: c.sort_key):
         grouped.setdefault(claim.about, []).append(claim)
     return grouped
+
+
+def _claim(iri: str, fields: dict[str, list]) -> Claim | None:
+    """The page's record of one claim from its triples (claim_triples); None for one without a property."""
+    def first(predicate: str) -> object:
+        terms = sorted(fields.get(predicate, ()), key=str)
+        return term_value(terms[0]) if terms else None
+
+    about, prop = first(hpc("about")), first(hpc("property"))
+    if about is None or prop is None:
+        return None
+    types = {term.value for term in fields.get(RDF_TYPE, ())}
+    return Claim(iri=iri, about=str(about), property=str(prop), value=first(hpc("value")),
+                 bounds={name: first(hpc(name)) for name in BOUNDS if fields.get(hpc(name))},
+                 tier=_str(first(hpc("tier"))), basis=_str(first(hpc("basis"))), rank=_str(first(hpc("rank"))),
+                 as_of=_str(first(hpc("asOf"))), precision=_str(first(hpc("precision"))),
+                 notes=sorted({term.value for term in fields.get(SKOS_NOTE, ())}),
+                 best=BEST_CLAIM in types, start=_str(first(hpc("startTime"))), end=_str(first(hpc("endTime"))),
+                 point_in_time=_str(first(hpc("pointInTime"))), edition=_str(first(hpc("edition"))),
+                 unknown="some-value" if SOME_VALUE in types else "no-value" if NO_VALUE in types else None)
 
 
 def _str(value: object) -> str | None:

@@ -105,8 +105,9 @@ class Views(EntityReader):
         super().__init__(store)
         self.base_iri = base_iri
         self._preamble: Preamble | None = None
+        self._ontology: Ontology | None = None
         self._editions: list[str] | None = None
-        self._preamble_lock = threading.Lock()
+        self._read_once_lock = threading.Lock()
 
     def search_page(self, text: str, hits: list[Hit], searched: str | None = None) -> Html:
         return Html(f"Search: {text}" if text else "Search", "search.html",
@@ -273,7 +274,7 @@ class Views(EntityReader):
         return bool(self.store.query(f"ASK {{ {{ {iri_ref(iri)} ?p ?o }} UNION {{ ?s ?p {iri_ref(iri)} }} }}"))
 
     def system(self, iri: str) -> dict[str, object]:
-        page = system_page(self.store, iri, self.preamble())
+        page = system_page(self.store, iri, self.preamble(), ontology=self.ontology())
         return {"page": page, "href": self.href, "history": None}  # the route adds the chart
 
     def imported_editions(self) -> list[str]:
@@ -282,14 +283,25 @@ class Views(EntityReader):
             self._editions = imported_editions(self.store)
         return self._editions
 
+    def ontology(self) -> Ontology | None:
+        """The ontology terms the pages show (labels, units, tiers), read once per store generation; None on a
+        writable store, where updates may change them."""
+        if not getattr(self.store, "read_only", False):
+            return None
+        with self._read_once_lock:
+            if self._ontology is None:
+                self._ontology = Ontology.read(self.store)
+            return self._ontology
+
     def preamble(self) -> Preamble | None:
         """The dataset-wide figures every system page opens with, read once per store generation (graph-wide
         queries taking seconds on the full graph); None on a writable store, where updates change them."""
         if not getattr(self.store, "read_only", False):
             return None
-        with self._preamble_lock:
+        with self._read_once_lock:
             if self._preamble is None:
-                self._preamble = read_preamble(self.store, Ontology.read(self.store))
+                self._ontology = self._ontology or Ontology.read(self.store)
+                self._preamble = read_preamble(self.store, self._ontology)
             return self._preamble
 
 def json_dumps(data: object) -> bytes:
