@@ -422,3 +422,21 @@ def test_the_contribute_page_reviews_against_a_sparql_server(built):
             assert ('class="draft-page"' in answer.text) == bool(expected.additions.entities.get("systems"))
     finally:
         server.stop()
+
+
+def test_a_system_page_reads_the_same_from_virtuoso(built, embedded):
+    # The page's claims, components, suppliers and their parents today read through Virtuoso as from the
+    # embedded store. Its claim reader once found no component claim there (it tested the class with a
+    # property path), which hid that the parents' chain as a `+` path from a VALUES list ended Virtuoso's
+    # process; both are plain patterns now (hpckg.claims.claim_triples, hpckg.page.read.today_parents).
+    from dataclasses import asdict
+
+    from hpckg.page import system_page
+
+    iri = "https://w3id.org/hpckg/id/system/kalos"
+    remote, local = system_page(reader(built), iri), system_page(embedded, iri)
+    assert [asdict(row) for row in remote.components] == [asdict(row) for row in local.components]
+    assert any((row.supplier and row.supplier.text) == "NVIDIA" for row in local.components)
+    assert [asdict(figure) for figure in remote.figures] == [asdict(figure) for figure in local.figures]
+    assert remote.sources == local.sources and local.sources
+    assert reader(built).query("ASK { ?s ?p ?o }")  # and the server is still there

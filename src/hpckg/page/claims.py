@@ -117,6 +117,22 @@ class PropertyInfo:
         return hpc(local) in self.classes
 
 
+def subclasses(store: GraphStore, root: str) -> set[str]:
+    """`root` and every class below it by rdfs:subClassOf, the closure taken here from the ontology's few
+    subclass triples: through Virtuoso 7, `?class rdfs:subClassOf* hpc:ClaimProperty` missed the subclasses,
+    so pages read from it showed property names without their labels and units."""
+    below: dict[str, set[str]] = {}
+    for row in select(store, "SELECT ?sub ?super WHERE { ?sub rdfs:subClassOf ?super FILTER (isIRI(?sub)) }"):
+        below.setdefault(str(row["super"]), set()).add(str(row["sub"]))
+    found, todo = {root}, [root]
+    while todo:
+        for sub in below.get(todo.pop(), ()):
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return found
+
+
 @dataclass
 class Ontology:
     """The ontology terms pages need: claim properties, tiers, bound labels, the citation threshold."""
@@ -136,14 +152,15 @@ class Ontology:
     @classmethod
     def read(cls, store: GraphStore) -> Ontology:
         properties: dict[str, PropertyInfo] = {}
-        for row in select(store, """
-            SELECT ?p ?class ?label ?unit ?order ?formatter WHERE {
-              ?p a ?class . ?class rdfs:subClassOf* hpc:ClaimProperty .
-              OPTIONAL { ?p rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }
-              OPTIONAL { ?p hpc:unit ?unit }
-              OPTIONAL { ?p hpc:displayOrder ?order }
-              OPTIONAL { ?p hpc:formatterURL ?formatter }
-            }"""):
+        for row in select(store, f"""
+            SELECT ?p ?class ?label ?unit ?order ?formatter WHERE {{
+              VALUES ?class {{ {iri_list(subclasses(store, hpc("ClaimProperty")))} }}
+              ?p a ?class .
+              OPTIONAL {{ ?p rdfs:label ?label FILTER (lang(?label) = "" || langMatches(lang(?label), "en")) }}
+              OPTIONAL {{ ?p hpc:unit ?unit }}
+              OPTIONAL {{ ?p hpc:displayOrder ?order }}
+              OPTIONAL {{ ?p hpc:formatterURL ?formatter }}
+            }}"""):
             iri = str(row["p"])
             info = properties.setdefault(iri, PropertyInfo(iri, str(row.get("label") or iri)))
             info.classes.add(str(row["class"]))
@@ -224,21 +241,17 @@ def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Cl
 
     The claims' triples come from the claims' one reading query (hpckg.claims.claim_triples). A derived
     claim has no primary source of its own: its sources are those of the claims it was derived from,
-    followed through prov:wasDerivedFrom."""
+    followed through prov:wasDerivedFrom (derived_sources)."""
     about = [iri for iri in dict.fromkeys(entities) if iri_list([iri])]
     if not about:
         return {}
     found = claim_triples(store, about=about, types=EVERY_CLAIM_TYPE)
     claims = {iri: claim for iri, fields in found.items() if (claim := _claim(iri, fields)) is not None}
     cited = {iri: {o.value for o in found[iri].get(PROV_HAD_PRIMARY_SOURCE, ())} for iri in claims}
-    derived = [iri for iri in claims if found[iri].get(PROV_WAS_DERIVED_FROM)]
-    if derived:
-        # Only the few claims derived from others follow the path, each from its own IRI.
-        for row in select(store, f"""
-            SELECT DISTINCT ?claim ?source WHERE {{
-              VALUES ?claim {{ {iri_list(derived)} }}
-              ?claim prov:wasDerivedFrom+ ?input . ?input prov:hadPrimarySource ?source }}"""):
-            cited[str(row["claim"])].add(str(row["source"]))
+    for iri in claims:
+        inputs = {o.value for o in found[iri].get(PROV_WAS_DERIVED_FROM, ())}
+        if inputs:
+            cited[iri] |= derived_sources(store, inputs)
     sources = {source: source_link(source, None, None) for group in cited.values() for source in group}
     if sources:
         described: dict[str, dict[str, str]] = {}
@@ -257,6 +270,27 @@ def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Cl
     for claim in sorted(claims.values(), key=lambda c: c.sort_key):
         grouped.setdefault(claim.about, []).append(claim)
     return grouped
+
+
+def derived_sources(store: GraphStore, inputs: set[str]) -> set[str]:
+    """The primary sources of the claims `inputs` and of every claim they were derived from: one query per
+    step of the derivation (one or two steps in practice), no property path, which a SPARQL server may
+    evaluate from every claim (or, Virtuoso 7, not survive)."""
+    sources: set[str] = set()
+    seen: set[str] = set()
+    while inputs - seen:
+        step = inputs - seen
+        seen |= step
+        inputs = set()
+        for row in select(store, f"""
+            SELECT ?source ?next WHERE {{
+              VALUES ?input {{ {iri_list(step)} }}
+              {{ ?input prov:hadPrimarySource ?source }} UNION {{ ?input prov:wasDerivedFrom ?next }} }}"""):
+            if "source" in row:
+                sources.add(str(row["source"]))
+            if "next" in row:
+                inputs.add(str(row["next"]))
+    return sources
 
 
 def _claim(iri: str, fields: dict[str, list]) -> Claim | None:
