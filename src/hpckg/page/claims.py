@@ -241,56 +241,68 @@ def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Cl
 
     The claims' triples come from the claims' one reading query (hpckg.claims.claim_triples). A derived
     claim has no primary source of its own: its sources are those of the claims it was derived from,
-    followed through prov:wasDerivedFrom (derived_sources)."""
+    followed through prov:wasDerivedFrom (successors)."""
     about = [iri for iri in dict.fromkeys(entities) if iri_list([iri])]
     if not about:
         return {}
     found = claim_triples(store, about=about, types=EVERY_CLAIM_TYPE)
     claims = {iri: claim for iri, fields in found.items() if (claim := _claim(iri, fields)) is not None}
     cited = {iri: {o.value for o in found[iri].get(PROV_HAD_PRIMARY_SOURCE, ())} for iri in claims}
-    for iri in claims:
-        inputs = {o.value for o in found[iri].get(PROV_WAS_DERIVED_FROM, ())}
-        if inputs:
-            cited[iri] |= derived_sources(store, inputs)
-    sources = {source: source_link(source, None, None) for group in cited.values() for source in group}
-    if sources:
-        described: dict[str, dict[str, str]] = {}
+    derived = {iri for iri in claims if found[iri].get(PROV_WAS_DERIVED_FROM)}
+    if derived:
+        inputs = successors(store, derived, (PROV_WAS_DERIVED_FROM,))
+        upstream = {iri: reachable(inputs, iri) for iri in derived}
+        primary: dict[str, set[str]] = {}
+        for row in select(store, f"""
+            SELECT ?claim ?source WHERE {{ VALUES ?claim {{ {iri_list(set().union(*upstream.values()))} }}
+              ?claim prov:hadPrimarySource ?source }}"""):
+            primary.setdefault(str(row["claim"]), set()).add(str(row["source"]))
+        for iri, claims_upstream in upstream.items():
+            cited[iri] |= set().union(*(primary.get(c, set()) for c in claims_upstream))
+    described: dict[str, dict[str, str]] = {}
+    if any(cited.values()):
         for row in select(store, f"""
             SELECT ?source ?url ?title WHERE {{
-              VALUES ?source {{ {iri_list(sources)} }}
+              VALUES ?source {{ {iri_list(set().union(*cited.values()))} }}
               OPTIONAL {{ ?source schema:url ?url }}
               OPTIONAL {{ ?source dcterms:title ?title }}
             }} ORDER BY ?source ?url ?title"""):
             described.setdefault(str(row["source"]), {k: str(v) for k, v in row.items() if k != "source"})
-        sources = {iri: source_link(iri, described.get(iri, {}).get("url"), described.get(iri, {}).get("title"))
-                   for iri in sources}
     for iri, claim in claims.items():
-        claim.sources = [sources[source] for source in sorted(cited[iri])]
+        claim.sources = [source_link(source, described.get(source, {}).get("url"),
+                                     described.get(source, {}).get("title")) for source in sorted(cited[iri])]
     grouped: dict[str, list[Claim]] = {}
     for claim in sorted(claims.values(), key=lambda c: c.sort_key):
         grouped.setdefault(claim.about, []).append(claim)
     return grouped
 
 
-def derived_sources(store: GraphStore, inputs: set[str]) -> set[str]:
-    """The primary sources of the claims `inputs` and of every claim they were derived from: one query per
-    step of the derivation (one or two steps in practice), no property path, which a SPARQL server may
-    evaluate from every claim (or, Virtuoso 7, not survive)."""
-    sources: set[str] = set()
+def successors(store: GraphStore, starts: set[str], predicates: tuple[str, ...]) -> dict[str, set[str]]:
+    """What each IRI reachable from `starts` through `predicates` points to by them ({iri: {next}}), read one
+    step per query (derivations and company lineages are a step or two long), not as a property path: a
+    server may evaluate a path from every subject, and Virtuoso 7 did not survive
+    `(hpc:acquiredBy|hpc:renamedTo)+` from a VALUES list (its process ended)."""
+    found: dict[str, set[str]] = {}
+    step, asked = set(starts), set()
+    union = " UNION ".join(f"{{ ?s <{predicate}> ?next }}" for predicate in predicates)
+    while step:
+        asked |= step
+        for row in select(store, f"SELECT ?s ?next WHERE {{ VALUES ?s {{ {iri_list(step)} }} {union} }}"):
+            found.setdefault(str(row["s"]), set()).add(str(row["next"]))
+        step = {n for s in step for n in found.get(s, ())} - asked
+    return found
+
+
+def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
+    """The IRIs one or more steps from `start` along `edges` (as `successors` gives them)."""
     seen: set[str] = set()
-    while inputs - seen:
-        step = inputs - seen
-        seen |= step
-        inputs = set()
-        for row in select(store, f"""
-            SELECT ?source ?next WHERE {{
-              VALUES ?input {{ {iri_list(step)} }}
-              {{ ?input prov:hadPrimarySource ?source }} UNION {{ ?input prov:wasDerivedFrom ?next }} }}"""):
-            if "source" in row:
-                sources.add(str(row["source"]))
-            if "next" in row:
-                inputs.add(str(row["next"]))
-    return sources
+    todo = list(edges.get(start, ()))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(edges.get(node, ()))
+    return seen
 
 
 def _claim(iri: str, fields: dict[str, list]) -> Claim | None:

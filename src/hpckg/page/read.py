@@ -16,9 +16,11 @@ from hpckg.page.claims import (
     Ontology,
     format_number,
     iri_list,
+    reachable,
     read_claims,
     select,
     source_link,
+    successors,
     weakest,
 )
 from hpckg.page.listings import listings
@@ -314,9 +316,7 @@ def efficiency_row(by_property: dict[str, Claim], ontology: Ontology, formatter:
 
 def today_parents(store: GraphStore, orgs: set[str]) -> dict[str, str]:
     """Each organisation's parent today, where it differs: hpc:rollsUpTo when materialised, else the end of
-    the hpc:acquiredBy / hpc:renamedTo chain (read from the truthy triples). The chain is followed one step
-    per query, not as a property path: Virtuoso 7 did not survive `(hpc:acquiredBy|hpc:renamedTo)+` from a
-    VALUES list of organisations (the server process ended)."""
+    the hpc:acquiredBy / hpc:renamedTo chain (read from the truthy triples, one step per query: successors)."""
     values = iri_list(orgs)
     if not values:
         return {}
@@ -327,25 +327,10 @@ def today_parents(store: GraphStore, orgs: set[str]) -> dict[str, str]:
         org, parent = str(row["org"]), str(row["parent"])
         if parent != org:
             parents.setdefault(org, parent)
-    successors: dict[str, set[str]] = {}
-    step, asked = set(orgs) - set(parents), set()
-    while step:
-        asked |= step
-        for row in select(store, f"""
-            SELECT ?org ?next WHERE {{ VALUES ?org {{ {iri_list(step)} }}
-              {{ ?org hpc:acquiredBy ?next }} UNION {{ ?org hpc:renamedTo ?next }} }}"""):
-            successors.setdefault(str(row["org"]), set()).add(str(row["next"]))
-        step = {n for org in step for n in successors.get(org, ())} - asked
+    chain = successors(store, set(orgs) - set(parents), (hpc("acquiredBy"), hpc("renamedTo")))
     for org in set(orgs) - set(parents):
-        reachable: set[str] = set()
-        todo = list(successors.get(org, ()))
-        while todo:
-            node = todo.pop()
-            if node not in reachable:
-                reachable.add(node)
-                todo.extend(successors.get(node, ()))
         # the ends of the chain: organisations that were not acquired or renamed again
-        ends = sorted(n for n in reachable if n != org and not successors.get(n, set()) - {n})
+        ends = sorted(n for n in reachable(chain, org) if n != org and not chain.get(n, set()) - {n})
         if ends:
             parents[org] = ends[0]
     return parents
