@@ -46,6 +46,7 @@ from hpckg.serve.sparql import (
 from hpckg.serve.updates import UpdateFailed, UpdateRunner, apply, with_using
 from hpckg.serve.views import Views
 from hpckg.serve.workers import (
+    QUICK_BUDGET,
     Answer,
     BackgroundWorker,
     Job,
@@ -65,7 +66,12 @@ logger = logging.getLogger(__name__)
 STRIKES = 2  # workers a client may lose (crash, memory) within STRIKE_SECONDS before it is refused
 STRIKE_SECONDS = 60.0  # short: behind a proxy without --trusted-proxy one address is every client
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
-SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly sends its queries to the slow lane this long
+SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly gets the shorter trial this long
+# Seconds a query of such a client may run on a quick worker before it must take a slow slot. Not the slow lane
+# itself: its quick queries are still answered at once; but a client sending ever new slow texts (which the
+# text memory cannot know) holds a quick worker a quarter as long per query.
+SLOW_CLIENT_TRIAL = QUICK_BUDGET / 4
+COST_HALF_LIFE = 30.0  # seconds: how fast a client's past query time stops counting against its place in line
 
 
 def background_worker(settings: Settings, generation: Path | str, size: int = 1) -> BackgroundWorker:
@@ -149,6 +155,31 @@ class RateLimiter:
         return None if level > 0 else max(1, math.ceil(-level * 60 / self.capacity))
 
 
+class RecentCost:
+    """Each client's recent query seconds, decaying by half every COST_HALF_LIFE seconds: the order in which
+    clients waiting for a worker get one (fair queueing: who used little goes first), whatever the rate limit."""
+
+    def __init__(self, half_life: float = COST_HALF_LIFE):
+        self.half_life = half_life
+        self._spent: dict[str, tuple[float, float]] = {}  # client: (seconds, when)
+        self._lock = threading.Lock()
+
+    def _decayed(self, client: str, now: float) -> float:
+        seconds, then = self._spent.get(client, (0.0, now))
+        return seconds * 0.5 ** ((now - then) / self.half_life)
+
+    def add(self, client: str, seconds: float) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._spent[client] = (self._decayed(client, now) + max(seconds, 0.0), now)
+            if len(self._spent) > 10_000:  # forget the clients whose time no longer counts
+                self._spent = {c: entry for c, entry in self._spent.items() if self._decayed(c, now) > 0.01}
+
+    def of(self, client: str) -> float:
+        with self._lock:
+            return self._decayed(client, time.monotonic())
+
+
 class Service:
     """What the routes work with: settings, the worker pool, the page store and views. Blocking."""
 
@@ -171,7 +202,7 @@ class Service:
             self.views = Views(self.store, settings.base_iri)
             self.pool = WorkerPool(self.generation_path, size=settings.workers, slow_slots=settings.slow_slots,
                                    allow_network=settings.allow_service or self.remote,
-                                   memory_mb=settings.query_memory_mb)
+                                   memory_mb=settings.query_memory_mb, spare=True)
             self.prepared = self._prepare(self.views, self.generation_path)
         except BaseException:
             if hasattr(self, "pool"):
@@ -187,7 +218,9 @@ class Service:
         # SPARQL server is reached over the network, so its updates cannot be walled that way.
         self.updates = UpdateRunner(allow_network=settings.allow_service or self.remote)
         self._closed = False
-        # Queries that ran slowly, and clients whose queries did lately: theirs go to the slow lane at once.
+        # Query texts that ran slowly wait for a slow slot before they take a worker; clients whose queries ran
+        # slowly lately get a shorter trial on a quick worker (a query is judged by what it costs as it runs).
+        self.costs = RecentCost()
         self._slow_texts: OrderedDict[bytes, None] = OrderedDict()  # SHA-256 of the texts
         self._slow_clients: dict[str, float] = {}
         self._slow_lock = threading.Lock()
@@ -233,14 +266,23 @@ class Service:
                 self._strikes.pop(client, None)
             return math.ceil(recent[0] + STRIKE_SECONDS - now) if len(recent) >= STRIKES else None
 
-    def known_slow(self, client: str, query: str) -> bool:
+    def known_slow(self, query: str) -> bool:
+        """Whether this text ran past the quick budget before: it then waits for a slow slot at once."""
         digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()
+        with self._slow_lock:
+            return digest in self._slow_texts
+
+    def lane(self, client: str, query: str) -> dict:
+        """How the pool schedules a client's query: a known slow text waits for a slow slot; a client whose
+        query ran slowly lately gets the shorter trial (SLOW_CLIENT_TRIAL) before its query must move lanes; among
+        callers waiting for a worker, the client with fewer recent query seconds goes first."""
         with self._slow_lock:
             until = self._slow_clients.get(client)
             if until is not None and until < time.monotonic():
                 del self._slow_clients[client]
                 until = None
-            return until is not None or digest in self._slow_texts
+        return {"slow": self.known_slow(query), "trial": SLOW_CLIENT_TRIAL if until is not None else None,
+                "priority": self.costs.of(client)}
 
     def ran_slowly(self, client: str, query: str) -> None:
         digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).digest()  # texts may be 1 MiB each
@@ -396,7 +438,7 @@ class Service:
             return answer
         started = self.limiter.start(client)
         with self.answering(client, job, started) as waited:
-            answer = self.pool.run(job, timeout=self.settings.timeout, slow=self.known_slow(client, job.query))
+            answer = self.pool.run(job, timeout=self.settings.timeout, **self.lane(client, job.query))
             waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
@@ -414,8 +456,7 @@ class Service:
             return answer  # a few tens of microseconds: answered on the loop
         started = self.limiter.start(client)
         with self.answering(client, job, started) as waited:
-            answer = await self.pool.run_async(job, timeout=self.settings.timeout,
-                                               slow=self.known_slow(client, job.query))
+            answer = await self.pool.run_async(job, timeout=self.settings.timeout, **self.lane(client, job.query))
             waited[0] = answer.waited
         if answer.slow:
             self.ran_slowly(client, job.query)
@@ -459,6 +500,7 @@ class Service:
             raise HttpError(500, "worker-failed", str(error)) from None
         finally:
             self.limiter.finish(client, started, waited=waited[0])
+            self.costs.add(client, time.monotonic() - started - waited[0])
 
     def checked(self, answer, key=None):
         """The answer, kept in the cache under key; an HttpError for a worker's error answer."""

@@ -13,6 +13,8 @@ import collections
 import ctypes
 import ctypes.util
 import errno
+import heapq
+import itertools
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -361,18 +363,19 @@ def _expire(future: asyncio.Future) -> None:
 
 
 class _Idle:
-    """The idle workers, handed first come, first served to threads and coroutines alike: a coroutine
-    waits for a worker on its event loop, without holding a thread."""
+    """The idle workers, handed to threads and coroutines alike in order of priority (lower first), then of
+    arrival: a coroutine waits for a worker on its event loop, without holding a thread."""
 
     def __init__(self):
         self._workers: collections.deque[_Worker] = collections.deque()
-        self._waiters: collections.deque[_Waiter] = collections.deque()
+        self._waiters: list[tuple[float, int, _Waiter]] = []  # a heap: (priority, arrival, waiter)
+        self._arrivals = itertools.count()
         self._lock = threading.Lock()
 
     def put(self, worker: _Worker) -> None:
         with self._lock:
             if self._waiters:
-                self._waiters.popleft().hand(worker)
+                heapq.heappop(self._waiters)[2].hand(worker)
             else:
                 self._workers.append(worker)
 
@@ -380,23 +383,26 @@ class _Idle:
         with self._lock:
             return self._workers.popleft() if self._workers else None
 
-    def get(self, timeout: float) -> _Worker | None:
+    def _wait(self, waiter: _Waiter, priority: float) -> None:
+        heapq.heappush(self._waiters, (priority, next(self._arrivals), waiter))
+
+    def get(self, timeout: float, priority: float = 0.0) -> _Worker | None:
         """An idle worker within timeout seconds (blocking the calling thread), else None."""
         with self._lock:
             if self._workers:
                 return self._workers.popleft()
             waiter = _Waiter()
-            self._waiters.append(waiter)
+            self._wait(waiter, priority)
         waiter.event.wait(timeout)
         return self._settle(waiter)
 
-    async def get_async(self, timeout: float) -> _Worker | None:
+    async def get_async(self, timeout: float, priority: float = 0.0) -> _Worker | None:
         """An idle worker within timeout seconds (awaited on the running loop), else None."""
         with self._lock:
             if self._workers:
                 return self._workers.popleft()
             waiter = _Waiter(asyncio.get_running_loop())
-            self._waiters.append(waiter)
+            self._wait(waiter, priority)
         try:
             await asyncio.wait_for(asyncio.shield(waiter.future), timeout)
         except TimeoutError:
@@ -412,11 +418,41 @@ class _Idle:
         """The worker handed to a waiter that stops waiting, or None (and it stops being a waiter)."""
         with self._lock:
             if waiter.worker is None:
-                self._waiters.remove(waiter)
+                self._waiters = [entry for entry in self._waiters if entry[2] is not waiter]
+                heapq.heapify(self._waiters)
             return waiter.worker
 
 
 QUICK_BUDGET = 0.5  # seconds a query may run before it needs a slow slot
+
+
+class _Slots:
+    """A count of places (slow slots, trial slots) taken without blocking: `take` says whether one was free."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.taken = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.taken < self.size:
+                self.taken += 1
+                return True
+            return False
+
+    def give(self) -> None:
+        with self._lock:
+            self.taken -= 1
+
+
+class _Lane:
+    """The places one job holds while it runs: a slow slot, and a trial slot while it is on trial."""
+
+    __slots__ = ("slow", "trial")
+
+    def __init__(self):
+        self.slow = self.trial = False
 
 
 class WorkerPool:
@@ -425,16 +461,24 @@ class WorkerPool:
     Two lanes keep cheap queries flowing while expensive ones run: a query that runs past `quick_budget`
     seconds must take one of `slow_slots` slow slots (fewer than the workers) to go on, else it is stopped
     (SlowLaneFull), so at least size - slow_slots workers are always free of slow queries. A job sent with
-    slow=True (its text or client was slow before) waits for a slow slot before it takes a worker at all.
+    slow=True (its text ran slowly before) waits for a slow slot before it takes a worker at all.
+
+    A job sent with a `trial` (the service gives one to clients whose queries ran slowly lately) may run that
+    long, less than the quick budget, before it must move lanes, and needs one of the few trial slots (half the
+    quick workers) to take a worker: a stream of new slow texts from such clients can stop and restart only
+    those workers, never all of the quick lane. Callers waiting for a worker are served by `priority` (lower
+    first: the service passes its client's recent query seconds), then by arrival.
     """
 
     def __init__(self, store_path: Path | str, *, size: int = 2, allow_network: bool = False,
-                 memory_mb: int = 0, slow_slots: int | None = None, quick_budget: float = QUICK_BUDGET):
+                 memory_mb: int = 0, slow_slots: int | None = None, quick_budget: float = QUICK_BUDGET,
+                 spare: bool = False):
         self.store_path = str(store_path)
         self.size = size
         self.slow_slots = max(1, size // 2) if slow_slots is None else slow_slots
         self.quick_budget = quick_budget
-        self._slow_running = 0
+        self._slow = _Slots(self.slow_slots)
+        self._trials = _Slots(max(1, (size - self.slow_slots) // 2))
         self.allow_network = allow_network
         self.memory_mb = memory_mb
         self.walls: list[str] = []
@@ -444,6 +488,9 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
+        # A spare: a worker ready to take a stopped one's place at once (the successor starts meanwhile, about
+        # a quarter of a second), so that stopping a query does not leave the quick lane a worker short.
+        self._spare: _Worker | None = None
         workers = [self._start() for _ in range(size)]
         for worker in workers:
             if not worker.wait_ready():
@@ -454,6 +501,8 @@ class WorkerPool:
         if not allow_network and not any(w in self.walls for w in ("network-namespace", "seccomp")):
             logger.warning("the query workers could not be cut off the network (no network namespace, no "
                            "seccomp): SERVICE and LOAD are refused by parsing only")
+        if spare:
+            self._respawn(spare=True)
 
     def switch(self, store_path: Path | str) -> None:
         """Read another store generation from the next job on: every job handed out after this call
@@ -469,33 +518,81 @@ class WorkerPool:
             self._all.add(worker)
         return worker
 
-    def _replace(self, worker: _Worker) -> None:
-        """Kill a worker and start its successor in the background."""
+    def _replace(self, worker: _Worker, then=None) -> None:
+        """Kill a worker, put the spare in its place if there is one, and start a successor in the background
+        (the new spare, or the worker itself); `then()` once the successor is ready."""
         with self._lock:
             self._all.discard(worker)
+            spare, self._spare = self._spare, None
         worker.kill()
+        if spare is not None:
+            self._idle.put(spare)
+        self._respawn(spare=spare is not None, then=then)
 
+    def _respawn(self, *, spare: bool, then=None) -> None:
         def respawn() -> None:
-            if self._closed:
-                return
-            fresh = self._start()
-            if fresh.wait_ready():
-                self._idle.put(fresh)
+            try:
+                if self._closed:
+                    return
+                fresh = self._start()
+                if not fresh.wait_ready():
+                    return
+                with self._lock:
+                    if spare and not self._closed:
+                        self._spare, fresh = fresh, None
+                if fresh is not None:
+                    self._idle.put(fresh)
+            finally:
+                if then is not None:
+                    then()
 
         threading.Thread(target=respawn, daemon=True, name="hpckg-respawn").start()
 
-    # ---- slow slots ----
+    # ---- lanes: slow slots and trial slots ----
 
-    def _take_slot(self) -> bool:
-        with self._lock:
-            if self._slow_running < self.slow_slots:
-                self._slow_running += 1
-                return True
+    def _admit(self, lane: _Lane, slow: bool, trial: float | None) -> bool:
+        """Take the slot a job needs before it may take a worker; False when none is free yet."""
+        if slow:
+            lane.slow = self._slow.take()
+            return lane.slow
+        if trial is not None:
+            lane.trial = self._trials.take()
+            return lane.trial
+        return True
+
+    def _not_admitted(self, slow: bool, timeout: float) -> PoolBusy:
+        if slow:
+            return PoolBusy(f"all {self.slow_slots} slots for slow queries stayed taken for {timeout:g} s (this "
+                            "query ran slowly before)")
+        return PoolBusy(f"the {self._trials.size} quick workers open to clients whose queries ran slowly lately "
+                        f"stayed busy for {timeout:g} s")
+
+    def _move(self, lane: _Lane) -> bool:
+        """A job past its quick budget or trial takes a slow slot (giving back its trial slot) to go on."""
+        if not self._slow.take():
             return False
+        lane.slow = True
+        if lane.trial:
+            lane.trial = False
+            self._trials.give()
+        return True
 
-    def _give_slot(self) -> None:
-        with self._lock:
-            self._slow_running -= 1
+    def _stop(self, worker: _Worker, lane: _Lane) -> None:
+        """Kill the worker of a job stopped mid-run. A job on trial keeps its trial slot until the successor
+        is ready: else the next trial would take the quick worker still free while this one restarts."""
+        if lane.trial:
+            lane.trial = False
+            self._replace(worker, then=self._trials.give)
+        else:
+            self._replace(worker)
+
+    def _release(self, lane: _Lane) -> None:
+        if lane.slow:
+            lane.slow = False
+            self._slow.give()
+        if lane.trial:
+            lane.trial = False
+            self._trials.give()
 
     def _slow_lane_full(self) -> SlowLaneFull:
         return SlowLaneFull(f"the query ran past {self.quick_budget:g} s while all {self.slow_slots} slots for "
@@ -506,22 +603,21 @@ class WorkerPool:
         return QueryTimeout(f"the query ran longer than the time limit of {timeout:g} s and was stopped; narrow "
                             "it (more specific patterns, a LIMIT) and try again")
 
-    def _no_slot(self, timeout: float) -> PoolBusy:
-        return PoolBusy(f"all {self.slow_slots} slots for slow queries stayed taken for {timeout:g} s (this "
-                        "query or this client's queries ran slowly before)")
+    def _trial(self, trial: float | None) -> float:
+        return self.quick_budget if trial is None else min(trial, self.quick_budget)
 
-    def run(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
+    def run(self, job: Job, *, timeout: float, slow: bool = False, trial: float | None = None,
+            priority: float = 0.0) -> Answer:
         """Run a job on a free worker within `timeout` seconds (waiting for a free worker included)."""
         start = time.monotonic()
         deadline = start + timeout
-        slot = False
-        if slow:
-            while not (slot := self._take_slot()):
-                if time.monotonic() > deadline:
-                    raise self._no_slot(timeout)
-                time.sleep(0.05)
+        lane = _Lane()
+        while not self._admit(lane, slow, trial):
+            if time.monotonic() > deadline:
+                raise self._not_admitted(slow, timeout)
+            time.sleep(0.05)
         try:
-            worker = self._idle.get(max(0.0, deadline - time.monotonic()))
+            worker = self._idle.get(max(0.0, deadline - time.monotonic()), priority)
             if worker is None:
                 raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
             waited = time.monotonic() - start
@@ -529,23 +625,22 @@ class WorkerPool:
             moved = False
             try:
                 worker.conn.send(job)
-                limit = deadline if slot else min(deadline, time.monotonic() + self.quick_budget)
+                limit = deadline if lane.slow else min(deadline, time.monotonic() + self._trial(trial))
                 while not worker.conn.poll(max(0.01, limit - time.monotonic())):
                     if limit >= deadline:
-                        self._replace(worker)
+                        self._stop(worker, lane)
                         raise self._timed_out(timeout)
-                    if not self._take_slot():
-                        self._replace(worker)
+                    if not self._move(lane):
+                        self._stop(worker, lane)
                         raise self._slow_lane_full()
-                    slot = moved = True
+                    moved = True
                     limit = deadline
                 answer: Answer = worker.conn.recv()
             except (EOFError, OSError) as error:
                 self._failed(worker, error)
             self._idle.put(worker)
         finally:
-            if slot:
-                self._give_slot()
+            self._release(lane)
         answer.seconds = time.monotonic() - start
         answer.slow = slow or moved
         answer.lane, answer.waited = ("slow" if answer.slow else "quick"), waited
@@ -560,31 +655,30 @@ class WorkerPool:
         logger.error("a query worker died: %s", error)
         raise WorkerFailed("the query worker running this query died; the server started another") from None
 
-    async def run_async(self, job: Job, *, timeout: float, slow: bool = False) -> Answer:
+    async def run_async(self, job: Job, *, timeout: float, slow: bool = False, trial: float | None = None,
+                        priority: float = 0.0) -> Answer:
         """`run` for an event loop, without blocking it or holding a thread: a free worker is awaited on
         the loop, then the answer as the worker's pipe turning readable."""
         start = time.monotonic()
         deadline = start + timeout
-        slot = False
-        if slow:
-            while not (slot := self._take_slot()):
-                if time.monotonic() > deadline:
-                    raise self._no_slot(timeout)
-                await asyncio.sleep(0.05)
-        lane = [slot]  # [whether a slow slot is held], set by _run_on_worker when the query moves lanes
+        lane = _Lane()
+        while not self._admit(lane, slow, trial):
+            if time.monotonic() > deadline:
+                raise self._not_admitted(slow, timeout)
+            await asyncio.sleep(0.05)
         try:
-            answer = await self._run_on_worker(job, timeout, start, lane)
+            answer = await self._run_on_worker(job, timeout, start, lane, self._trial(trial), priority)
         finally:
-            if lane[0]:
-                self._give_slot()
+            self._release(lane)
         answer.seconds = time.monotonic() - start
         answer.slow = slow or answer.slow
         answer.lane = "slow" if answer.slow else "quick"
         return answer
 
-    async def _run_on_worker(self, job: Job, timeout: float, start: float, lane: list[bool]) -> Answer:
+    async def _run_on_worker(self, job: Job, timeout: float, start: float, lane: _Lane, trial: float,
+                             priority: float) -> Answer:
         deadline = start + timeout
-        worker = await self._idle.get_async(max(0.0, deadline - time.monotonic()))
+        worker = await self._idle.get_async(max(0.0, deadline - time.monotonic()), priority)
         if worker is None:
             raise PoolBusy(f"all {self.size} query workers stayed busy for {timeout:g} s")
         waited = time.monotonic() - start
@@ -594,7 +688,7 @@ class WorkerPool:
         moved = False
         try:
             worker.conn.send(job)
-            limit = deadline if lane[0] else min(deadline, time.monotonic() + self.quick_budget)
+            limit = deadline if lane.slow else min(deadline, time.monotonic() + trial)
             while True:
                 readable = loop.create_future()
                 loop.add_reader(fd, _resolve, readable)
@@ -606,9 +700,9 @@ class WorkerPool:
                 except TimeoutError:
                     if limit >= deadline:
                         raise
-                    if not self._take_slot():
+                    if not self._move(lane):
                         raise self._slow_lane_full() from None
-                    lane[0] = moved = True
+                    moved = True
                     limit = deadline
                 finally:
                     timer.cancel()
@@ -618,16 +712,16 @@ class WorkerPool:
             answer: Answer = worker.conn.recv()
             answer.slow, answer.waited = moved, waited
         except TimeoutError:
-            self._replace(worker)
+            self._stop(worker, lane)
             raise self._timed_out(timeout) from None
         except SlowLaneFull:
-            self._replace(worker)
+            self._stop(worker, lane)
             raise
         except (EOFError, OSError) as error:
             await asyncio.get_running_loop().run_in_executor(None, worker.process.join, 2)
             self._failed(worker, error)
         except BaseException:  # cancelled (shutdown): the worker may still be busy with the job
-            self._replace(worker)
+            self._stop(worker, lane)
             raise
         self._idle.put(worker)
         return answer
