@@ -35,6 +35,8 @@ examples:
   hpckg import top500              # the files configured as [tool.hpckg.sources] top500
   hpckg import --all --format json
   hpckg import --list
+  hpckg import --from-release https://example.org/releases/2026-12/   # a pull request's CI: no source files
+  hpckg import --from-release dist/releases/2026-12/hpckg.nq.gz
 """
 
 
@@ -51,6 +53,8 @@ def cmd_import(args: argparse.Namespace, project: Project) -> int:
     from hpckg.importers.run import check_keys, expand
     from hpckg.importers.sources import SourcePlan, plan
 
+    if args.from_release is not None:
+        return restore_release(args, project)
     if args.list:
         for name in IMPORTERS:
             module = importer(name)
@@ -97,6 +101,25 @@ def cmd_import(args: argparse.Namespace, project: Project) -> int:
     return 0
 
 
+def restore_release(args: argparse.Namespace, project: Project) -> int:
+    from hpckg.errors import InputError
+    from hpckg.importers.fromrelease import restore
+
+    if args.name or args.files or args.all or args.list:
+        raise InputError("--from-release takes every import graph from the release: give no NAME, FILE, --all "
+                         "or --list with it")
+    restored = restore(args.from_release, project.graphs, say=lambda line: print(line, file=sys.stderr, flush=True))
+    if args.format == "json":
+        print(json.dumps({"exit_code": 0, "release": restored.version, "location": restored.location,
+                          "sha256": restored.sha256, "graphs": restored.graphs}, indent=2))
+        return 0
+    print(restored.to_text())
+    for relative, quads in sorted(restored.graphs.items()):
+        print(f"  {relative}: {quads:,} quads")
+    print("next: hpckg build (configured source files present here are re-imported over these)", file=sys.stderr)
+    return 0
+
+
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("import", help="import a public dataset (TOP500, Epoch AI) as sourced claims",
                               description=HELP.format(importers=importer_lines()),
@@ -110,6 +133,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                    help="with --all, a configured file that is missing, or has no importer, is an error (exit 2)")
     p.add_argument("--progress", action="store_true",
                    help="show the progress bar on stderr even when it is not a terminal")
+    p.add_argument("--from-release", metavar="LOCATION",
+                   help="take the import graphs from a release instead of the source files: a release folder or "
+                        "its URL (/releases/VERSION/), its hpckg.nq.gz, or a server's /dumps/hpckg.nq; for a "
+                        "machine without the datasets, such as a pull request's CI")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text (lines per file and a summary table, default) or json (no progress bar)")
     p.set_defaults(handler=cmd_import)

@@ -1,0 +1,243 @@
+"""The contributors' workflow (.github/workflows/check.yml) as CI runs it, on a scratch clone of a branch, and
+`hpckg import --from-release`, which gives that CI the imported datasets' graphs a laptop imports from files.
+
+Issue 36: an enrichment of an imported machine passed `hpckg check` on a laptop (whose store holds the
+imports) and failed in CI (`undefined-entity sys:top500-180357`), where only the curated data was built. The
+workflow's steps run here as GitHub runs them: each step's `run` script in bash, its `if` and `${{ … }}`
+expressions evaluated from the pull request's context, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY as files. Two
+steps are GitHub's own and are not run: actions/checkout (the scratch clone is the checkout) and
+actions/setup-python with `pip install .` (the hpckg under test is the one installed in this session).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+import stores
+
+from conftest import ROOT, copy_project, hpckg_executable, run_hpckg, text
+
+pytestmark = pytest.mark.imports
+
+WORKFLOW = ROOT / ".github" / "workflows" / "check.yml"
+EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
+CONDITION = re.compile(r"^\s*([\w.]+)\s*(==|!=)\s*'([^']*)'\s*$")
+JUPITER = "sys:top500-180357"  # JUPITER Booster, TOP500 June 2025: in the website store's imports
+
+ENRICHMENT = """\
+# JUPITER Booster (imported from TOP500): what it is for, from Jülich's announcement.
+@prefix hpc:        <https://w3id.org/hpckg/ontology#> .
+@prefix rdfs:       <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd:        <http://www.w3.org/2001/XMLSchema#> .
+@prefix prov:       <http://www.w3.org/ns/prov#> .
+@prefix dcterms:    <http://purl.org/dc/terms/> .
+@prefix schema:     <https://schema.org/> .
+@prefix sys:        <https://w3id.org/hpckg/id/system/> .
+@prefix src:        <https://w3id.org/hpckg/id/source/> .
+@prefix claim:      <https://w3id.org/hpckg/id/claim/> .
+@prefix chg:        <https://w3id.org/hpckg/id/change/> .
+@prefix tier:       <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis:      <https://w3id.org/hpckg/vocab/basis/> .
+@prefix rank:       <https://w3id.org/hpckg/vocab/rank/> .
+@prefix sourcekind: <https://w3id.org/hpckg/vocab/source-kind/> .
+
+claim:top500-180357-purpose-news a hpc:Claim ;
+    hpc:about sys:top500-180357 ; hpc:property hpc:purpose ; hpc:value "AI and simulation at exascale" ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
+    prov:hadPrimarySource src:example-news-jupiter .
+
+src:example-news-jupiter a hpc:Source ;
+    dcterms:title "JUPITER, Europe's first exascale supercomputer, enters service"@en ;
+    schema:url <https://news.example.org/jupiter-enters-service> ;
+    dcterms:issued "2025-06-10"^^xsd:date ;
+    hpc:sourceKind sourcekind:news-article .
+
+chg:top500-180357-2026-12-07 a hpc:ChangeEntry ;
+    hpc:changedEntity sys:top500-180357 ;
+    dcterms:date "2026-12-07"^^xsd:date ;
+    rdfs:comment "JUPITER Booster: its purpose, from a news article"@en .
+"""
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}).stdout.strip()
+
+
+def scratch_branch(folder: Path, files: dict[str, str]) -> tuple[Path, str, str]:
+    """A repository holding this checkout's project and workflow on `main`, and a clone of it checked out at
+    a branch that adds `files`: (the clone, the base commit, the branch's head)."""
+    origin = copy_project(folder / "origin")
+    (origin / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(WORKFLOW, origin / ".github" / "workflows" / "check.yml")
+    git("init", "-q", "-b", "main", cwd=origin)
+    git("add", "-A", cwd=origin)
+    git("commit", "-q", "-m", "base", cwd=origin)
+    git("checkout", "-q", "-b", "contribution", cwd=origin)
+    for name, content in files.items():
+        (origin / name).write_text(content, encoding="utf-8")
+    git("add", "-A", cwd=origin)
+    git("commit", "-q", "-m", "a contribution", cwd=origin)
+    clone = folder / "work" / "checkout"  # the workflow's worktree goes beside it, in ../base
+    clone.parent.mkdir()
+    git("clone", "-q", "--branch", "contribution", str(origin), str(clone), cwd=folder)
+    return clone, git("rev-parse", "main", cwd=origin), git("rev-parse", "HEAD", cwd=clone)
+
+
+def run_workflow(clone: Path, context: dict[str, str]) -> tuple[list[tuple[str, subprocess.CompletedProcess]], str]:
+    """Each step of the workflow's job as GitHub runs it (see the module docstring), until one fails: each
+    step's name and process, and the job summary written."""
+    job = next(iter(yaml.safe_load(WORKFLOW.read_text())["jobs"].values()))
+    output, summary = clone.parent / "github-output", clone.parent / "step-summary.md"
+    output.touch()
+    summary.touch()
+    outputs: dict[str, str] = {}
+
+    def value(name: str) -> str:
+        if name in context:
+            return context[name]
+        if name.startswith("steps.") and name in outputs:
+            return outputs[name]
+        if name.startswith("vars."):
+            return ""  # an unset repository variable
+        raise AssertionError(f"the workflow uses an expression this runner does not know: {name}")
+
+    def expand(text: str) -> str:
+        return EXPRESSION.sub(lambda m: value(m.group(1)), text)
+
+    path = os.pathsep.join([str(Path(hpckg_executable()).parent), os.environ.get("PATH", "")])
+    ran = []
+    for step in job["steps"]:
+        if "uses" in step or step.get("name") == "Install hpckg":
+            continue
+        if "if" in step:
+            match = CONDITION.match(step["if"])
+            assert match, f"the workflow uses a condition this runner does not know: {step['if']}"
+            left, operator, right = match.groups()
+            if (value(left) == right) != (operator == "=="):
+                continue
+        env = {**os.environ, "PATH": path, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
+               **{key: expand(str(v)) for key, v in step.get("env", {}).items()}}
+        process = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", expand(step["run"])], cwd=clone, env=env,
+                                 capture_output=True, text=True, timeout=900)
+        ran.append((step["name"], process))
+        for line in output.read_text().splitlines():
+            key, _, val = line.partition("=")
+            outputs[f"steps.{step.get('id')}.outputs.{key}"] = val
+        if process.returncode != 0:
+            break
+    return ran, summary.read_text()
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    """A release folder of the website's store (two TOP500 editions, Epoch AI's hardware and clusters, the
+    curated data) as `hpckg export` writes its N-Quads, gzip-compressed, with its SHA256SUMS."""
+    import hashlib
+
+    folder = tmp_path_factory.mktemp("releases") / "2026-12"
+    folder.mkdir()
+    dump = folder / "hpckg.nq"
+    run_hpckg("export", "--format", "nq", "--store", str(stores.website().store), "--out", str(dump))
+    with dump.open("rb") as plain, gzip.open(folder / "hpckg.nq.gz", "wb", compresslevel=1) as packed:
+        shutil.copyfileobj(plain, packed)
+    dump.unlink()
+    digest = hashlib.sha256((folder / "hpckg.nq.gz").read_bytes()).hexdigest()
+    (folder / "SHA256SUMS").write_text(f"{digest}  hpckg.nq.gz\n")
+    return folder
+
+
+def test_an_enrichment_of_an_imported_machine_checks_clean_in_the_workflow_with_the_release(tmp_path, release):
+    clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT})
+    context = {"github.event.pull_request.base.sha": base, "github.sha": head, "vars.HPCKG_RELEASE": str(release)}
+    ran, summary = run_workflow(clone, context)
+    names = [name for name, _ in ran]
+    assert names == ["List the changed Turtle files", "Build the base branch with the imported datasets",
+                     "hpckg check", "Summarise the change"], names
+    failed = [(name, p.stdout[-2000:], p.stderr[-2000:]) for name, p in ran if p.returncode != 0]
+    assert not failed, failed
+    assert "undefined-entity" not in summary, summary
+    assert "jupiter-purpose.ttl" in summary and "1 claim" in summary.replace("claims", "claim"), summary
+    # the base branch's store holds the release's imports: the system the claim is about is there
+    check = dict(ran)["hpckg check"]
+    assert check.returncode == 0, check.stdout
+
+
+def test_without_a_release_the_workflow_says_what_it_cannot_see(tmp_path):
+    # The same contribution where no release is configured: the imported system is unknown, as on a laptop
+    # that has not imported the datasets, and the job fails with the reason in its summary.
+    clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT})
+    ran, summary = run_workflow(clone, {"github.event.pull_request.base.sha": base, "github.sha": head})
+    assert [name for name, _ in ran][-1] == "hpckg check"
+    assert dict(ran)["hpckg check"].returncode == 2
+    assert "undefined-entity" in summary and JUPITER in summary, summary
+
+
+# ---- hpckg import --from-release -------------------------------------------------------------------------
+
+def test_a_release_gives_the_import_graphs_the_importers_wrote(tmp_path, release):
+    # Each import graph of the release lands in the file its importer writes, with the same quads.
+    import pyoxigraph as ox
+
+    project = copy_project(tmp_path / "project")
+    stdout, _ = text(run_hpckg("import", "--from-release", str(release), cwd=project))
+    assert "from release 2026-12" in stdout, stdout
+    website = stores.website().project / ".hpckg" / "graphs" / "import"
+    restored = project / ".hpckg" / "graphs" / "import"
+    expected = sorted(p.relative_to(website) for p in website.rglob("*.nq") if not p.name.endswith(".part.nq"))
+    assert sorted(p.relative_to(restored) for p in restored.rglob("*.nq")) == expected
+    def loaded(path: Path) -> set:  # as a build loads it: a store keeps values, not spellings ("1.50" is 1.5)
+        store = ox.Store()
+        store.bulk_load(path=str(path), format=ox.RdfFormat.N_QUADS)
+        return set(store)
+
+    for relative in expected:
+        assert loaded(restored / relative) == loaded(website / relative), relative
+
+
+def test_a_release_is_read_over_http_and_checked_against_its_sums(tmp_path, release):
+    served = tmp_path / "site" / "releases"
+    shutil.copytree(release, served / "2026-12")
+    broken = served / "2026-12b"
+    shutil.copytree(release, broken)
+    (broken / "SHA256SUMS").write_text("0" * 64 + "  hpckg.nq.gz\n")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/releases"
+    project = copy_project(tmp_path / "project")
+    try:
+        stdout, _ = text(run_hpckg("import", "--from-release", f"{url}/2026-12/", cwd=project))
+        assert "from release 2026-12" in stdout
+        failed = run_hpckg("import", "--from-release", f"{url}/2026-12b/", cwd=project)
+        assert failed.returncode == 2
+        assert "does not match its release's SHA256SUMS" in text(failed)[1]
+        missing = run_hpckg("import", "--from-release", f"{url}/2027-01/", cwd=project)
+        assert missing.returncode == 2 and "answered 404" in text(missing)[1]
+    finally:
+        server.shutdown()
+
+
+def test_a_dump_without_import_graphs_is_refused_and_changes_nothing(tmp_path):
+    project = copy_project(tmp_path / "project")
+    dump = tmp_path / "hpckg.nq"
+    dump.write_text("<urn:a> <urn:b> <urn:c> <https://w3id.org/hpckg/graph/data/ttl/x.ttl> .\n")
+    failed = run_hpckg("import", "--from-release", str(dump), cwd=project)
+    assert failed.returncode == 2 and "holds no imported dataset's graph" in text(failed)[1]
+    broken = tmp_path / "broken.nq"
+    broken.write_text("<https://a> <https://b> <https://c> <https://w3id.org/hpckg/graph/import/top500/x> .\n<urn:x\n")
+    failed = run_hpckg("import", "--from-release", str(broken), cwd=project)
+    assert failed.returncode == 2 and "is not a readable N-Quads dump" in text(failed)[1]
+    assert not list((project / ".hpckg" / "graphs").rglob("*.nq"))  # neither left a graph behind
