@@ -68,9 +68,10 @@ STRIKE_SECONDS = 60.0  # short: behind a proxy without --trusted-proxy one addre
 SLOW_TEXTS = 4096  # query texts (and clients) remembered as slow
 SLOW_CLIENT_SECONDS = 60.0  # a client whose query ran slowly gets the shorter trial this long
 # Seconds a query of such a client may run on a quick worker before it must take a slow slot. Not the slow lane
-# itself: its quick queries are still answered at once; but a client sending ever new slow texts (which the
-# text memory cannot know) holds a quick worker a quarter as long per query.
-SLOW_CLIENT_TRIAL = QUICK_BUDGET / 4
+# itself: its quick queries (lookups take milliseconds) are still answered at once; but a client sending ever
+# new slow texts (which the text memory cannot know) holds a quick worker a tenth as long per query. With two
+# workers (one quick), quick queries of others then wait up to this long under such clients, not 0.5 s.
+SLOW_CLIENT_TRIAL = QUICK_BUDGET / 10
 COST_HALF_LIFE = 30.0  # seconds: how fast a client's past query time stops counting against its place in line
 
 
