@@ -23,6 +23,9 @@ Write what a contribution needs, with every field hpckg cannot know as a "TODO" 
   organisation NAME  appended to data/ttl/organisations.ttl (--type, --source)
   country CODE       appended to data/ttl/countries.ttl (--name)
   source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator)
+  claim ENTITY       a claim about any record, imported ones included (found by name, or as sys:top500-180357),
+                     in data/ttl/claims/<entity>.ttl: --property and --value (an entity value by name, a
+                     vocabulary value by its notation), --source SLUG or --source-url URL, --as-of, --tier, --basis
 
 Today's date is written only as the change entry's date: a claim's as-of date is the source's.
 
@@ -35,6 +38,9 @@ examples:
   hpckg new system "Isambard-AI phase 1" --operator university-of-bristol --country GB --part nvidia-gh200 \\
       --nodes 42 --per-node 4 --site bristol-ncc --source-url https://www.bristol.ac.uk/isambard-ai
   hpckg new system "富岳" --slug fugaku --operator riken --country JP
+  hpckg new claim "JUPITER Booster" --property purpose --value "AI and simulation" \\
+      --source-url https://www.fz-juelich.de/en/news/jupiter --as-of 2025-06
+  hpckg new claim sys:top500-180047 --property operator --value "Oak Ridge National Laboratory" --source ornl-frontier
 """
 
 CHECK_HELP = """\
@@ -70,7 +76,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
     new = subparsers.add_parser("new", help="scaffold a system, part, site, organisation, country or source",
                                 description=NEW_HELP, formatter_class=fmt)
-    new.add_argument("kind", choices=["system", "part", "site", "organisation", "country", "source"],
+    new.add_argument("kind", choices=["system", "part", "site", "organisation", "country", "source", "claim"],
                      help="what to create")
     new.add_argument("name", help='its name, such as "Frontier" (a country: its ISO code; a source: its slug)')
     new.add_argument("--operator", default=None, metavar="ORG",
@@ -87,7 +93,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--per-node", type=int, default=None, metavar="N", help="system: accelerators per node")
     new.add_argument("--site", default=None, metavar="SITE", help="system: its site in data/ttl/sites/")
     new.add_argument("--source-url", default=None, metavar="URL", help="system: the address of the source it cites")
-    new.add_argument("--source", default=None, metavar="SLUG", help="part, site, organisation: the source to cite")
+    new.add_argument("--source", default=None, metavar="SLUG",
+                     help="part, site, organisation, claim: the source to cite (its slug)")
     new.add_argument("--maker", default=None, metavar="ORG", help="part: the organisation that makes it")
     new.add_argument("--category", default=None, metavar="ROLE", help="part: what it is for, such as accelerator")
     new.add_argument("--type", default=None, metavar="TYPE", dest="org_type",
@@ -100,6 +107,13 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                      help="source: paper, operator-page, news-article... (`hpckg vocab` lists them)")
     new.add_argument("--issued", default=None, metavar="DATE", help="source: when it was published, such as 2024-06")
     new.add_argument("--creator", default=None, metavar="ORG", help="source: the organisation that wrote it")
+    new.add_argument("--property", default=None, dest="prop", metavar="PROP",
+                     help="claim: the claim property, such as operator, purpose or status (`hpckg vocab` lists them)")
+    new.add_argument("--value", default=None, metavar="VALUE",
+                     help="claim: its value: a record's name or sys:/orgn:… name, a vocabulary notation, a literal")
+    new.add_argument("--as-of", default=None, metavar="DATE", help="claim: the date the source gives, YYYY[-MM[-DD]]")
+    new.add_argument("--tier", default=None, metavar="TIER", help="claim: verified, reported or lead")
+    new.add_argument("--basis", default=None, metavar="BASIS", help="claim: the basis, such as reported")
     new.set_defaults(handler=cmd_new)
 
     check = subparsers.add_parser("check", help="review a Turtle contribution against the whole graph",
@@ -138,8 +152,9 @@ NEW_OPTIONS = {
     "organisation": {"slug", "org_type", "source"},
     "country": {"country_name"},
     "source": {"url", "title", "source_kind", "issued", "creator"},
+    "claim": {"prop", "value", "source", "source_url", "as_of", "tier", "basis"},
 }
-NEW_REQUIRED = {"system": ("operator", "country"), "site": ("operator", "country")}
+NEW_REQUIRED = {"system": ("operator", "country"), "site": ("operator", "country"), "claim": ("prop", "value")}
 
 
 def cmd_new(args: argparse.Namespace, project: Project) -> int:
@@ -148,14 +163,23 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
     from hpckg.errors import InputError
 
     all_options = set().union(*NEW_OPTIONS.values())
-    flag = {"org_type": "--type", "country_name": "--name", "source_kind": "--kind"}
+    flag = {"org_type": "--type", "country_name": "--name", "source_kind": "--kind", "prop": "--property"}
     for option in sorted(all_options - NEW_OPTIONS[args.kind]):
         if getattr(args, option) is not None:
             raise InputError(f"{flag.get(option, '--' + option.replace('_', '-'))} cannot be used with "
                              f"`hpckg new {args.kind}`")
     for option in NEW_REQUIRED.get(args.kind, ()):
         if getattr(args, option) is None:
-            raise InputError(f"`hpckg new {args.kind}` needs --{option}")
+            raise InputError(f"`hpckg new {args.kind}` needs {flag.get(option, '--' + option.replace('_', '-'))}")
+    if args.kind == "claim":
+        from hpckg.contribute.scaffold_claim import new_claim
+
+        written = new_claim(project, args.name, prop=args.prop, value=args.value, source=args.source,
+                            source_url=args.source_url, as_of=args.as_of, tier=args.tier, basis=args.basis)
+        print(f"{'added' if written.appended else 'wrote'} claim <{written.iri}> "
+              f"{'to' if written.appended else 'in'} {written.path}")
+        print(f"next: fill in every TODO, then run `hpckg check {written.path}`", file=sys.stderr)
+        return 0
     if args.kind == "system":
         path = new_system(project, args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
                           slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node, site=args.site,

@@ -1,0 +1,252 @@
+"""`hpckg new claim ENTITY --property P --value V`: enrich any record, imported ones included.
+
+Most contributions are about machines the imports already hold (an operator's name, a GPU count from a press
+release, a status). The entity and an entity value are found by name or by the name a contribution refers to
+them by (`sys:top500-180357`), in data/ttl/ and in the built store (imports included), as `hpckg search` finds
+them; the property and a vocabulary value are checked against the ontology; a literal is written with the
+datatype the ontology gives the property. The claim goes to data/ttl/claims/<entity>.ttl (appended when the
+file exists) with its source (an existing one, or a new one from --source-url) and a change entry; what hpckg
+cannot know (tier, basis, the source's title) stays a `todo:` placeholder that `hpckg check` explains.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hpckg.contribute.scaffold import _escape, find_entity, prefix_block
+from hpckg.contribute.scaffold_entities import Written, _append, vocabulary_value
+from hpckg.errors import InputError
+from hpckg.namespaces import PREFIXES, hpc, shorten
+from hpckg.project import Project
+from hpckg.store import Store
+from hpckg.terms import XSD
+from hpckg.vocabulary import suggestion_text, vocabulary
+
+# The classes a value (or the entity) is looked up in by name, and the kinds `hpckg search` gives them.
+SEARCH_KINDS = {hpc("System"): "system", hpc("Site"): "site", hpc("Datacenter"): "site",
+                hpc("Organisation"): "organisation", hpc("PartModel"): "part", hpc("Country"): "country"}
+LITERALS = {  # xsd datatype -> (pattern of its lexical form, what to write instead)
+    "integer": (r"[+-]?\d+", "a whole number, such as 9408"),
+    "nonNegativeInteger": (r"\+?\d+", "a whole number, such as 9408"),
+    "positiveInteger": (r"\+?0*[1-9]\d*", "a whole number above zero, such as 9408"),
+    "decimal": (r"[+-]?(\d+(\.\d*)?|\.\d+)", "a number, such as 1.102"),
+    "double": (r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", "a number, such as 1.102"),
+    "date": (r"\d{4}-\d{2}-\d{2}", "a date, such as 2025-06-10"),
+    "gYearMonth": (r"\d{4}-\d{2}", "a month, such as 2025-06"),
+    "gYear": (r"\d{4}", "a year, such as 2025"),
+    "boolean": (r"true|false", "true or false"),
+}
+AS_OF = {4: "gYear", 7: "gYearMonth", 10: "date"}
+
+
+@dataclass(frozen=True)
+class Found:
+    iri: str
+    label: str
+    where: str  # "data/ttl" or "the built store"
+
+
+def new_claim(project: Project, about: str, *, prop: str, value: str, source: str | None = None,
+              source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
+              basis: str | None = None, today: dt.date | None = None) -> Written:
+    """Write one claim about the record `about` names (see the module docstring); return where it went."""
+    vocab = vocabulary(project.ontology_dir)
+    prop_iri = _property(prop, vocab)
+    entity = resolve(project, about, None, "the entity")
+    value_text = _value(project, vocab, prop_iri, value)
+    if source is not None and source_url is not None:
+        raise InputError("give the source either as --source (one already in data/ttl/sources.ttl or the built store) "
+                         "or as --source-url (a new one), not both")
+    local = _local(entity.iri)
+    today = today or dt.date.today()
+    target = project.data_dir / "claims" / f"{local}.ttl"
+    existing = target.read_text(encoding="utf-8") if target.exists() else ""
+    prop_local = prop_iri.rsplit("#", 1)[-1]
+    claim = _fresh(f"{local}-{_kebab(prop_local)}", existing)
+    if source_url is not None:
+        if not source_url.startswith(("https://", "http://")):
+            raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
+        source_ref = f"src:{_fresh(f'{claim}-source', existing)}"
+    elif source is not None:
+        source_ref = shorten(resolve(project, source, {hpc("Source")}, "--source").iri)
+    else:
+        source_ref = "todo:source"
+    lines = [f"claim:{claim} a hpc:Claim",
+             f"    hpc:about {shorten(entity.iri)} ; hpc:property hpc:{prop_local} ; hpc:value {value_text}",
+             f"    hpc:tier {_concept(tier, 'tier', vocab, '--tier')} ; "
+             f"hpc:basis {_concept(basis, 'basis', vocab, '--basis')} ; hpc:rank rank:normal",
+             f"    prov:hadPrimarySource {source_ref}"]
+    if as_of is not None:
+        datatype = AS_OF.get(len(as_of))
+        if datatype is None or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", as_of):
+            raise InputError(f"--as-of {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD (the date the source gives)")
+        lines.append(f'    hpc:asOf "{as_of}"^^xsd:{datatype}')
+    block = f"\n# {entity.label} ({shorten(entity.iri)}, from {entity.where}): {prop_local}\n"
+    block += " ;\n".join(lines) + " .\n"
+    if source_url is not None:
+        block += f"""
+{source_ref} a hpc:Source ;
+    dcterms:title "TODO: the document's title"@en ;
+    schema:url <{source_url}> ;
+    dcterms:publisher todo:publisher ;
+    dcterms:creator todo:creator ;
+    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
+    hpc:sourceKind todo:source-kind .
+"""
+    change = f"chg:{local}-{today.isoformat()}"
+    if f"{change} a hpc:ChangeEntry" not in existing:
+        block += f"""
+{change} a hpc:ChangeEntry ;
+    hpc:changedEntity {shorten(entity.iri)} ;
+    dcterms:date "{today.isoformat()}"^^xsd:date ;
+    rdfs:comment "{_escape(entity.label)}: TODO: what this change adds, in a few words"@en .
+"""
+    claim_iri = PREFIXES["claim"] + claim
+    if existing:
+        return _append(target, block, claim_iri)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    header = (f"# Claims about {entity.label} ({shorten(entity.iri)}), written by `hpckg new claim`. Replace every "
+              "TODO (text and todo:\n# IRIs); `hpckg check` fails until none is left. See CONTRIBUTING.md.\n")
+    with target.open("x", encoding="utf-8") as handle:
+        handle.write(header + prefix_block() + block)
+    return Written(target, claim_iri, appended=False)
+
+
+def resolve(project: Project, text: str, classes: set[str] | None, flag: str) -> Found:
+    """The record `text` names: an IRI or prefixed name (sys:top500-180357), or a name or slug found in
+    data/ttl/ or in the built store (one of `classes`, when given); an error listing the candidates when the
+    name is ambiguous or unknown."""
+    text = text.strip()
+    iri = _as_iri(text)
+    if iri is not None:
+        label = _label_in_store(project, iri)
+        for rdf_class in classes or SEARCH_KINDS:
+            if find_entity(project.data_dir, rdf_class, iri.rsplit("/", 1)[-1]) == iri:
+                return Found(iri, label or text, "data/ttl")
+        if label is not None:
+            return Found(iri, label, "the built store")
+        raise InputError(f"{flag} {text!r} is neither in data/ttl/ nor in the built store; `hpckg search` finds "
+                         "a record's name")
+    for rdf_class in classes or SEARCH_KINDS:
+        found = find_entity(project.data_dir, rdf_class, text)
+        if found:
+            return Found(found, text, "data/ttl")
+    hits = _search(project, text)
+    kinds = {SEARCH_KINDS[c] for c in classes if c in SEARCH_KINDS} if classes else None
+    exact = [h for h in hits if h.match == "exact" and (kinds is None or h.entity.kind in kinds)]
+    if len({h.entity.iri for h in exact}) == 1:
+        return Found(exact[0].entity.iri, exact[0].entity.label, "the built store")
+    candidates = exact or [h for h in hits if kinds is None or h.entity.kind in kinds][:5]
+    listed = "; ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in candidates)
+    if exact:
+        raise InputError(f"{flag} {text!r} names {len(exact)} records: {listed}; give the one you mean by its name")
+    raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store"
+                     + (f"; did you mean {listed}?" if listed else "; `hpckg build` first, or `hpckg search` it"))
+
+
+def _as_iri(text: str) -> str | None:
+    if text.startswith("https://w3id.org/hpckg/id/"):
+        return text if re.fullmatch(r"https://w3id\.org/hpckg/id/[\w.-]+/[\w.-]+", text) else None
+    prefix, colon, local = text.partition(":")
+    if colon and prefix in PREFIXES and re.fullmatch(r"[\w.-]+", local) and "/hpckg/id/" in PREFIXES[prefix]:
+        return PREFIXES[prefix] + local
+    return None
+
+
+def _open_store(project: Project) -> Store | None:
+    store_path = project.store
+    if not isinstance(store_path, Path) or not store_path.exists():
+        return None
+    try:
+        return Store(store_path, read_only=True)
+    except Exception:  # noqa: BLE001 - no usable store: data/ttl alone is searched
+        return None
+
+
+def _label_in_store(project: Project, iri: str) -> str | None:
+    """The record's label in the built store (its short name when it has none), or None when the store does
+    not describe it."""
+    store = _open_store(project)
+    if store is None:
+        return None
+    try:  # `iri` matched _as_iri's pattern: no character that could end the IRI
+        rows = list(store.query(f"SELECT ?label WHERE {{ <{iri}> ?p ?o OPTIONAL {{ <{iri}> rdfs:label ?label }} }} "
+                                "LIMIT 1"))
+    finally:
+        store.close()
+    if not rows:
+        return None
+    label = rows[0]["label"]
+    return label.value if label is not None else shorten(iri)
+
+
+def _search(project: Project, text: str) -> list:
+    from hpckg.serve.search import SearchIndex
+
+    store = _open_store(project)
+    if store is None:
+        return []
+    try:
+        return SearchIndex.from_store(store).search(text, 10)
+    finally:
+        store.close()
+
+
+def _property(prop: str, vocab) -> str:
+    local = prop.removeprefix("hpc:")
+    iri = hpc(local)
+    claim_properties = {p.iri.rsplit("#", 1)[-1] for p in vocab.properties.values() if p.is_claim_property}
+    if local not in claim_properties:
+        raise InputError(f"--property {prop!r} is not a claim property of the ontology: "
+                         f"{suggestion_text(local, claim_properties)}`hpckg vocab` lists them")
+    return iri
+
+
+def _value(project: Project, vocab, prop_iri: str, value: str) -> str:
+    prop = vocab.properties[prop_iri]
+    local = prop_iri.rsplit("#", 1)[-1]
+    if prop.scheme:
+        return vocabulary_value(value, local, "--value", project.ontology_dir)
+    if prop.range and not prop.range.startswith(XSD):
+        classes = {prop.range} | ({hpc("Datacenter")} if prop.range == hpc("Site") else set())
+        return shorten(resolve(project, value, classes, "--value").iri)
+    if prop.range:
+        datatype = prop.range.removeprefix(XSD)
+        pattern, wanted = LITERALS.get(datatype, (None, None))
+        if pattern is not None and not re.fullmatch(pattern, value.strip().replace(",", "")):
+            raise InputError(f"--value {value!r}: hpc:{local} is {wanted}")
+        if datatype in ("integer", "nonNegativeInteger", "positiveInteger", "decimal", "double", "boolean"):
+            return value.strip().replace(",", "") if datatype != "double" else f'"{value.strip()}"^^xsd:double'
+        return f'"{_escape(value)}"' if datatype == "string" else f'"{_escape(value)}"^^xsd:{datatype}'
+    return f'"{_escape(value)}"'
+
+
+def _concept(value: str | None, prop: str, vocab, flag: str) -> str:
+    if value is None:
+        return f"todo:{prop}"
+    scheme = vocab.scheme_of_value(hpc(prop))
+    for concept in scheme.concepts if scheme else ():
+        if value in (concept.notation, concept.iri, shorten(concept.iri)):
+            return shorten(concept.iri)
+    choices = [c.notation for c in scheme.concepts] if scheme else []
+    raise InputError(f"{flag} {value!r} is not one of {', '.join(choices)}: {suggestion_text(value, choices)}".rstrip())
+
+
+def _local(iri: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", iri.rsplit("/", 1)[-1].lower()).strip("-") or "entity"
+
+
+def _kebab(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def _fresh(name: str, existing: str) -> str:
+    """`name`, or name-2, name-3… when the file already uses it."""
+    candidate, n = name, 1
+    while re.search(rf"[:/]{re.escape(candidate)}\b(?!-)", existing):
+        n += 1
+        candidate = f"{name}-{n}"
+    return candidate

@@ -1,0 +1,94 @@
+"""`hpckg new claim`: enrich any record, imported ones included, found by name in the built store (issue 36:
+contributors could scaffold only new systems, and `--site`/`--part` refused imported records).
+
+The project is a copy of this checkout whose built store is the session's website store (two TOP500
+editions, Epoch AI's hardware and clusters), opened read-only: JUPITER Booster (sys:top500-180357) and its
+site "EuroHPC/FZJ" exist only there."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import stores
+from hpckg.contribute.check import check_files
+from hpckg.project import discover
+
+from conftest import copy_project, run_hpckg, text
+
+pytestmark = pytest.mark.imports
+
+JUPITER_FILE = Path("data/ttl/claims/top500-180357.ttl")
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = copy_project(tmp_path / "project")
+    (root / ".hpckg").mkdir()
+    os.symlink(os.path.realpath(stores.website().store), root / ".hpckg" / "store")
+    return root
+
+
+def new_claim(root: Path, *args: str):
+    return run_hpckg("new", "claim", *args, cwd=root)
+
+
+def filled(path: Path) -> None:
+    """Fill the placeholders as a contributor would: tier, basis, the new source's fields, the change's words."""
+    content = path.read_text(encoding="utf-8")
+    content = content.replace("todo:tier", "tier:reported").replace("todo:basis", "basis:reported")
+    content = content.replace('"TODO: the document\'s title"@en', '"JUPITER enters service"@en')
+    content = re.sub(r'"TODO: the date the document was published[^"]*"', '"2025-06-10"^^xsd:date', content)
+    content = content.replace("todo:source-kind", "sourcekind:news-article")
+    content = re.sub(r"\n    dcterms:(publisher|creator) todo:\w+ ;", "", content)
+    content = content.replace("TODO: what this change adds, in a few words", "its purpose and site")
+    path.write_text(content, encoding="utf-8")
+
+
+def test_a_claim_about_an_imported_machine_found_by_name_checks_clean_once_filled_in(project):
+    done = new_claim(project, "JUPITER Booster", "--property", "purpose", "--value", "AI and simulation",
+                     "--source-url", "https://news.example.org/jupiter", "--as-of", "2025-06")
+    assert done.returncode == 0, text(done)
+    path = project / JUPITER_FILE
+    content = path.read_text(encoding="utf-8")
+    assert "hpc:about sys:top500-180357 ; hpc:property hpc:purpose ; hpc:value \"AI and simulation\"" in content
+    assert 'hpc:asOf "2025-06"^^xsd:gYearMonth' in content
+    here = discover(explicit=project)
+    before = check_files([path], here)
+    assert before.exit_code == 2 and before.codes() == {"placeholder"}, before.to_text()
+    filled(path)
+    after = check_files([path], here)
+    assert after.exit_code == 0, after.to_text()
+    assert "undefined-entity" not in after.to_text()
+
+
+def test_values_are_found_by_name_in_the_imports_and_by_notation_in_the_vocabularies(project):
+    # "EuroHPC/FZJ" is both JUPITER's operator and its site in TOP500: the property's range picks the site.
+    assert new_claim(project, "sys:top500-180357", "--property", "site", "--value", "EuroHPC/FZJ").returncode == 0
+    assert new_claim(project, "JUPITER Booster", "--property", "status", "--value", "operational",
+                     "--tier", "reported", "--basis", "reported").returncode == 0
+    content = (project / JUPITER_FILE).read_text(encoding="utf-8")
+    assert "hpc:property hpc:site ; hpc:value site:top500-site-51016" in content
+    assert "hpc:property hpc:status ; hpc:value status:operational" in content
+    assert "hpc:tier tier:reported ; hpc:basis basis:reported" in content
+    assert content.count("a hpc:ChangeEntry") == 1  # one change entry per entity and day, however many claims
+    assert content.count("@prefix hpc:") == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (("JUPITER Booster", "--property", "purpos", "--value", "x"), "is not a claim property"),
+    (("JUPITER Booster", "--property", "rmax", "--value", "lots"), "is a number"),
+    (("JUPITER Booster", "--property", "status", "--value", "operatonal"), "did you mean"),
+    (("No Such Machine Anywhere", "--property", "purpose", "--value", "x"), "is not a name in data/ttl/"),
+    (("sys:top500-999999999", "--property", "purpose", "--value", "x"), "neither in data/ttl/ nor in the built"),
+    (("JUPITER Booster", "--property", "purpose"), "needs --value"),
+    (("JUPITER Booster", "--property", "purpose", "--value", "x", "--operator", "y"), "--operator cannot be used"),
+])
+def test_what_cannot_be_written_is_said_and_nothing_is_written(project, args, message):
+    done = new_claim(project, *args)
+    assert done.returncode == 2
+    assert message in text(done)[1], text(done)
+    assert not (project / "data" / "ttl" / "claims").exists()
