@@ -92,3 +92,15 @@ def test_what_cannot_be_written_is_said_and_nothing_is_written(project, args, me
     assert done.returncode == 2
     assert message in text(done)[1], text(done)
     assert not (project / "data" / "ttl" / "claims").exists()
+
+
+def test_a_new_system_refers_to_an_imported_site_instead_of_refusing_it(project):
+    # The issue's contributor created site:argonne beside TOP500's own record, because --site refused it.
+    done = run_hpckg("new", "system", "Example Booster", "--operator", "Shanghai AI Lab", "--country", "DE",
+                     "--site", "EuroHPC/FZJ", cwd=project)
+    assert done.returncode == 0, text(done)
+    content = (project / "data" / "ttl" / "systems" / "example-booster.ttl").read_text(encoding="utf-8")
+    assert "hpc:property hpc:site ; hpc:value site:top500-site-51016" in content
+    missing = run_hpckg("new", "system", "Other", "--operator", "Shanghai AI Lab", "--country", "DE",
+                        "--site", "No Such Site Anywhere", cwd=project)
+    assert missing.returncode == 2 and "neither in data/ttl/ nor in the built store" in text(missing)[1]

@@ -90,10 +90,14 @@ def new_system(project: Project, name: str, *, operator: str, country: str, out_
     if (nodes is not None or per_node is not None) and part is None:
         raise InputError("--nodes and --per-node describe the accelerator component: give its part with --part")
     operator_iri = find_entity(data_dir, hpc("Organisation"), operator)
+    if operator_iri is None:  # an imported operator (TOP500's, Epoch AI's) rather than a second record of it
+        from hpckg.contribute.scaffold_claim import find_record
+
+        operator_iri = find_record(project, {hpc("Organisation")}, operator, "--operator")
     country_known = find_entity(data_dir, hpc("Country"), country) is not None
-    accelerators = Accelerators(require_entity(data_dir, hpc("PartModel"), part, "--part", "part"), nodes,
+    accelerators = Accelerators(require_entity(data_dir, hpc("PartModel"), part, "--part", "part", project), nodes,
                                 per_node) if part else None
-    site_iri = require_entity(data_dir, hpc("Site"), site, "--site", "site") if site else None
+    site_iri = require_entity(data_dir, hpc("Site"), site, "--site", "site", project) if site else None
     if source_url is not None and not source_url.startswith(("https://", "http://")):
         raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
     text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today(),
@@ -138,12 +142,22 @@ def draft_system(name: str, *, operator: str, country: str, known: Callable[[str
     return text
 
 
-def require_entity(data_dir: Path, rdf_class: str, name: str, flag: str, command: str) -> str:
-    """The IRI of the entity `name` names in the data folder `data_dir`, or an error saying how to add it first."""
+def require_entity(data_dir: Path, rdf_class: str, name: str, flag: str, command: str,
+                   project: Project | None = None) -> str:
+    """The IRI of the entity `name` names in the data folder `data_dir`, else (given the project) in its built
+    store, imported records included; or an error saying how to add it first."""
     classes = (rdf_class, hpc("Datacenter")) if rdf_class == hpc("Site") else (rdf_class,)
     found = next((iri for iri in (find_entity(data_dir, c, name) for c in classes) if iri), None)
+    if found is None and project is not None:
+        from hpckg.contribute.scaffold_claim import find_record
+
+        found = find_record(project, set(classes), name, flag)
     if found is None:
-        raise InputError(f"{flag} {name!r} is not in data/ttl/; add it first with `hpckg new {command} ...` "
+        where = "data/ttl/ nor in the built store" if project is not None else "data/ttl/"
+        raise InputError(f"{flag} {name!r} is neither in {where}; add it first with `hpckg new {command} ...` "
+                         f"(or give the slug of one that is; `hpckg search` finds imported records)"
+                         if project is not None else
+                         f"{flag} {name!r} is not in {where}; add it first with `hpckg new {command} ...` "
                          f"(or give the slug of one that is)")
     return found
 

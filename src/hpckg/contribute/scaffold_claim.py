@@ -183,6 +183,9 @@ def _label_in_store(project: Project, iri: str) -> str | None:
     return label.value if label is not None else shorten(iri)
 
 
+_indexes: dict[str, object] = {}  # the built store's generation folder -> its search index, once per process
+
+
 def _search(project: Project, text: str) -> list:
     from hpckg.serve.search import SearchIndex
 
@@ -190,9 +193,28 @@ def _search(project: Project, text: str) -> list:
     if store is None:
         return []
     try:
-        return SearchIndex.from_store(store).search(text, 10)
+        key = str(Path(project.store).resolve())  # type: ignore[arg-type]
+        if key not in _indexes:
+            _indexes.clear()
+            _indexes[key] = SearchIndex.from_store(store)
+        return _indexes[key].search(text, 10)  # type: ignore[attr-defined]
     finally:
         store.close()
+
+
+def find_record(project: Project, classes: set[str], name: str, flag: str) -> str | None:
+    """The record of one of `classes` the built store has under exactly this name (or IRI / prefixed name), None
+    when it has none; an error listing them when several records have the name."""
+    iri = _as_iri(name.strip())
+    if iri is not None:
+        return iri if _label_in_store(project, iri) is not None else None
+    kinds = {SEARCH_KINDS[c] for c in classes if c in SEARCH_KINDS}
+    exact = {h.entity.iri: h for h in _search(project, name) if h.match == "exact" and h.entity.kind in kinds}
+    if len(exact) > 1:
+        listed = "; ".join(f"{shorten(iri)} ({hit.entity.label})" for iri, hit in exact.items())
+        raise InputError(f"{flag} {name!r} names {len(exact)} records in the built store: {listed}; give the one "
+                         "you mean as its sys:/site:/orgn:/part: name")
+    return next(iter(exact), None)
 
 
 def _property(prop: str, vocab) -> str:

@@ -84,8 +84,8 @@ def new_part(project: Project, name: str, *, slug: str | None = None, maker: str
     """Append a part model with its maker and category claims to data/ttl/parts.ttl."""
     slug = _slug(name, slug)
     _refuse_existing(project.data_dir, hpc("PartModel"), slug, "part")
-    maker_value = "orgn:" + require_entity(project.data_dir, hpc("Organisation"), maker, "--maker",
-                                           "organisation").rsplit("/", 1)[-1] if maker else "todo:maker"
+    maker_value = ("orgn:" + require_entity(project.data_dir, hpc("Organisation"), maker, "--maker", "organisation",
+                                            project).rsplit("/", 1)[-1] if maker else "todo:maker")
     category_value = (vocabulary_value(category, "partCategory", "--category", project.ontology_dir)
                       or "todo:part-category")
     cited = _source(project.data_dir, source)
@@ -140,8 +140,8 @@ def new_source(project: Project, slug: str, *, url: str | None = None, title: st
     kind_value = vocabulary_value(kind, "sourceKind", "--kind", project.ontology_dir) or "todo:source-kind"
     creator_line = ""
     if creator:
-        org = require_entity(project.data_dir, hpc("Organisation"), creator, "--creator",
-                             "organisation").rsplit("/", 1)[-1]
+        org = require_entity(project.data_dir, hpc("Organisation"), creator, "--creator", "organisation",
+                             project).rsplit("/", 1)[-1]
         creator_line = f"\n    dcterms:creator orgn:{org} ;"
     issued_text = (f'"{issued}"^^xsd:{datatype[len(issued)]}' if issued
                    else '"TODO: the date the document was published, such as 2024-06-10"')
@@ -166,8 +166,8 @@ def new_site(project: Project, name: str, *, operator: str, country: str, slug: 
     target = out_dir / f"{slug}.ttl"
     if target.exists():
         raise InputError(f"{target} already exists; edit it, or give another --slug")
-    org = "orgn:" + require_entity(project.data_dir, hpc("Organisation"), operator, "--operator",
-                                   "organisation").rsplit("/", 1)[-1]
+    org = "orgn:" + require_entity(project.data_dir, hpc("Organisation"), operator, "--operator", "organisation",
+                                   project).rsplit("/", 1)[-1]
     code = country.strip().upper()
     if find_entity(project.data_dir, hpc("Country"), code) is None:
         raise InputError(f"--country {code!r} is not in data/ttl/countries.ttl; add it first with "
