@@ -110,8 +110,8 @@ def run_workflow(clone: Path, context: dict[str, str]) -> tuple[list[tuple[str, 
             return context[name]
         if name.startswith("steps.") and name in outputs:
             return outputs[name]
-        if name.startswith("vars."):
-            return ""  # an unset repository variable
+        if name.startswith(("vars.", "secrets.")):
+            return ""  # an unset repository variable; no token outside GitHub
         raise AssertionError(f"the workflow uses an expression this runner does not know: {name}")
 
     def expand(text: str) -> str:
@@ -161,11 +161,12 @@ def release(tmp_path_factory) -> Path:
 
 def test_an_enrichment_of_an_imported_machine_checks_clean_in_the_workflow_with_the_release(tmp_path, release):
     clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT})
-    context = {"github.event.pull_request.base.sha": base, "github.sha": head, "vars.HPCKG_RELEASE": str(release)}
+    context = {"github.event.pull_request.base.sha": base, "github.sha": head, "vars.HPCKG_RELEASE": str(release),
+               "github.event.pull_request.number": "7"}
     ran, summary = run_workflow(clone, context)
     names = [name for name, _ in ran]
     assert names == ["List the changed Turtle files", "Build the base branch with the imported datasets",
-                     "hpckg check", "Summarise the change"], names
+                     "hpckg check", "Post the review on the pull request", "Summarise the change"], names
     failed = [(name, p.stdout[-2000:], p.stderr[-2000:]) for name, p in ran if p.returncode != 0]
     assert not failed, failed
     assert "undefined-entity" not in summary, summary
@@ -179,8 +180,9 @@ def test_without_a_release_the_workflow_says_what_it_cannot_see(tmp_path):
     # The same contribution where no release is configured: the imported system is unknown, as on a laptop
     # that has not imported the datasets, and the job fails with the reason in its summary.
     clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT})
-    ran, summary = run_workflow(clone, {"github.event.pull_request.base.sha": base, "github.sha": head})
-    assert [name for name, _ in ran][-1] == "hpckg check"
+    ran, summary = run_workflow(clone, {"github.event.pull_request.base.sha": base, "github.sha": head,
+                                        "github.event.pull_request.number": "7"})
+    assert [name for name, _ in ran][-1] == "hpckg check"  # the job stops there: the review is not posted
     assert dict(ran)["hpckg check"].returncode == 2
     assert "undefined-entity" in summary and JUPITER in summary, summary
 

@@ -63,9 +63,24 @@ def check_placeholders(parsed, report: CheckReport, vocab: Vocabulary) -> None:
                                    is_iri=isinstance(quad.object, ox.NamedNode)),
                    file=parsed.display, line=line, focus=quad.object.value)
     # A TODO in the subject or predicate position (a placeholder IRI as an entity) is reported once each.
-    for iri in sorted({t.value for q in parsed.quads for t in (q.subject, q.predicate) if is_placeholder(t)}):
+    entities = sorted({t.value for q in parsed.quads for t in (q.subject, q.predicate) if is_placeholder(t)})
+    for iri in entities:
         report.add("placeholder", f"placeholder {shorten(iri)} is still there", fix="replace it with a real IRI",
                    file=parsed.display, line=parsed.line_of_iri(iri, statement=False), focus=iri)
+    if not found and not entities:
+        _check_todo_prefix(parsed, report)
+
+
+def _check_todo_prefix(parsed, report: CheckReport) -> None:
+    """Every placeholder is filled in, but the `@prefix todo:` line the scaffold wrote is still there."""
+    for name, namespace in parsed.prefixes.items():
+        if namespace != TODO_NS:
+            continue
+        pattern = re.compile(rf"^\s*(@prefix|PREFIX)\s+{re.escape(name)}:", re.IGNORECASE)
+        line = next((n for n, text in enumerate(parsed.text.splitlines(), 1) if pattern.match(text)), None)
+        report.add("todo-prefix-left", f"every placeholder is filled in, but the file still declares the prefix "
+                   f"{name}: for them", fix="delete the line: a data file declares only the prefixes it uses",
+                   file=parsed.display, line=line, focus=TODO_NS)
 
 
 def fix_for(vocab: Vocabulary, predicate: str, claim_property: str | None, *, is_iri: bool = True) -> str:

@@ -41,6 +41,8 @@ CODES: dict[str, tuple[str, str]] = {
     "bidi-control": (ERROR, "text or an IRI holds a bidirectional control character (U+202E...), shown out of order"),
     "iri-convention": (ERROR, "an IRI does not follow https://w3id.org/hpckg/id/<kind>/<slug>"),
     "placeholder": (ERROR, "a 'TODO' placeholder from `hpckg new` is still there"),
+    "todo-prefix-left": (WARNING, "no placeholder is left, but the file still declares the todo: prefix "
+                                  "`hpckg new` wrote"),
     "undefined-entity": (ERROR, "the file refers to a system, site, organisation, part, country or source that no "
                                 "file defines"),
     "shape-violation": (ERROR, "the graph with the contribution breaks a rule in shapes/"),
