@@ -1,5 +1,6 @@
-"""`hpckg new claim`: enrich any record, imported ones included, found by name in the built store (issue 36:
-contributors could scaffold only new systems, and `--site`/`--part` refused imported records).
+"""Contributions about imported records (issue 36): `hpckg new claim` enriches any record, found by name in the
+built store (contributors could scaffold only new systems, and `--site`/`--part` refused imported records), and
+a new system that is an imported machine under another name is flagged as a possible duplicate.
 
 The project is a copy of this checkout whose built store is the session's website store (two TOP500
 editions, Epoch AI's hardware and clusters), opened read-only: JUPITER Booster (sys:top500-180357) and its
@@ -107,3 +108,48 @@ def test_a_new_system_refers_to_an_imported_site_instead_of_refusing_it(project)
     missing = run_hpckg("new", "system", "Other", "--operator", "Shanghai AI Lab", "--country", "DE",
                         "--site", "No Such Site Anywhere", cwd=project)
     assert missing.returncode == 2 and "neither in data/ttl/ nor in the built store" in text(missing)[1]
+
+
+def filled_system(path: Path) -> None:
+    """A scaffolded system file with every placeholder filled in (what its sources would say)."""
+    content = path.read_text(encoding="utf-8")
+    for old, new in (("todo:tier", "tier:reported"), ("todo:basis", "basis:reported"),
+                     ("todo:status", "status:operational"), ("todo:kind", "kind:hpc"),
+                     ("todo:source-url", "<https://news.example.org/frontier>"),
+                     ("todo:source-kind", "sourcekind:news-article")):
+        content = content.replace(old, new)
+    content = re.sub(r'"TODO: the document\'s title"@en', '"Frontier"@en', content)
+    content = re.sub(r'dcterms:issued "TODO[^"]*"', 'dcterms:issued "2025-06-10"^^xsd:date', content)
+    content = re.sub(r'hpc:read "TODO[^"]*"@en', 'hpc:read "An exascale machine."@en', content)
+    content = re.sub(r'hpc:asOf "TODO[^"]*"', 'hpc:asOf "2025-06"^^xsd:gYearMonth', content)
+    content = re.sub(r"\n    dcterms:(publisher|creator) todo:[\w-]+ ;", "", content)
+    content = re.sub(r"@prefix todo:.*\n", "", content)
+    path.write_text(content, encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["ORNL Frontier", "Frontier supercomputer", "Oak Ridge Frontier"])
+def test_an_imported_machine_under_another_name_is_a_possible_duplicate(project, name):
+    done = run_hpckg("new", "system", name, "--operator", "DOE/SC/Oak Ridge National Laboratory", "--country", "US",
+                     cwd=project)
+    assert done.returncode == 0, text(done)
+    assert "may be a machine the built store already has" in text(done)[1]  # said at once, and by check below
+    assert "sys:top500-180047" in text(done)[1]
+    path = next((project / "data" / "ttl" / "systems").glob("*frontier*.ttl"))
+    filled_system(path)
+    report = check_files([path], discover(explicit=project))
+    found = [p for p in report.problems if p.code == "possible-duplicate"]
+    assert len(found) == 1, report.to_text()
+    assert found[0].details["existing"] == "https://w3id.org/hpckg/id/system/top500-180047"  # TOP500's Frontier
+    assert "also sys:epoch-" in found[0].message  # and Epoch AI's record of the same machine
+    assert "country country:US" in found[0].message
+
+
+def test_a_namesake_that_agrees_on_nothing_else_is_no_duplicate(project):
+    done = run_hpckg("new", "system", "Frontier cluster", "--operator", "Shanghai AI Lab", "--country", "CN",
+                     cwd=project)
+    assert done.returncode == 0, text(done)
+    assert "may be a machine" not in text(done)[1]
+    path = project / "data" / "ttl" / "systems" / "frontier-cluster.ttl"
+    filled_system(path)
+    report = check_files([path], discover(explicit=project))
+    assert "possible-duplicate" not in report.codes(), report.to_text()

@@ -79,6 +79,10 @@ def is_slug(text: str) -> bool:
     return bool(SLUG_RE.match(text))
 
 
+# Words left out of initials: "Oak Ridge National Laboratory" is ORNL, "Institute of Science Tokyo" ISST.
+INITIALS_SKIP = {"of", "the", "for", "and", "de", "du", "des", "la", "le", "l", "d", "et", "und", "fur", "der",
+                 "di", "del", "y", "e", "at", "in"}
+
 def name_key(name: str) -> str:
     """A name with case, accents, punctuation, spaces and look-alike letters removed: 'Kalos!', 'kalos' and
     'Каlos' (Cyrillic К and а) share a key."""

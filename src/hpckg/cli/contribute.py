@@ -201,7 +201,8 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
         print(f"added {args.kind} <{written.iri}> to {path}")
     else:
         print(f"wrote {path}")
-    warn_of_namesakes(project, args.kind, args.name)
+    if not warn_of_namesakes(project, args.kind, args.name) and args.kind == "system":
+        warn_of_possible_duplicates(project, args.name, args.operator, args.country)
     print(f"next: fill in every TODO, then run `hpckg check {path}`", file=sys.stderr)
     return 0
 
@@ -210,18 +211,48 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
 NAMESAKE_CLASSES = {"system": "System", "site": "Site", "organisation": "Organisation", "part": "PartModel"}
 
 
-def warn_of_namesakes(project: Project, kind: str, name: str) -> None:
-    """Say which records of the built store (imports included) already have the name just scaffolded."""
+def warn_of_namesakes(project: Project, kind: str, name: str) -> bool:
+    """Say which records of the built store (imports included) already have the name just scaffolded; whether
+    there were any."""
     from hpckg.contribute.namesakes import namesakes
 
     if kind not in NAMESAKE_CLASSES or not isinstance(project.store, Path):
-        return
+        return False
     found = namesakes(project.store, name, NAMESAKE_CLASSES[kind])
     if found:
         listed = ", ".join(f"{n.name} ({n.label}, {n.dataset})" for n in found)
         print(f"note: the built store already has a {kind} named {name!r}: {listed}. If it is the same one, "
               f"delete what was just written and add claims about that record instead (CONTRIBUTING.md, "
               f"\"IRIs and slugs\"); `hpckg search` finds records by other names.", file=sys.stderr)
+    return bool(found)
+
+
+def warn_of_possible_duplicates(project: Project, name: str, operator: str, country: str) -> None:
+    """Say which systems of the built store have the new system's name less its descriptive words and its
+    operator's and country's words ("ORNL Frontier" is "Frontier"), in the same country (hpckg.contribute.duplicates;
+    `hpckg check` says the same once the file is filled in)."""
+    from hpckg.contribute import duplicates
+    from hpckg.contribute.namesakes import namesakes
+    from hpckg.namespaces import entity, hpc
+    from hpckg.store import Store
+
+    if not isinstance(project.store, Path) or not project.store.exists():
+        return
+    country_iri = entity("country", country.strip().upper())
+    found = []
+    store = Store(project.store, read_only=True)
+    try:
+        for core in sorted(duplicates.core_names(name, duplicates.own_words([operator, country]))):
+            for candidate in namesakes(project.store, core, "System"):
+                iri = entity("system", candidate.name.removeprefix("sys:"))
+                if country_iri in duplicates.attributes(store, iri).get(hpc("country"), set()):
+                    found.append(f"{duplicates.records_text(store, iri)} ({candidate.label}, {candidate.dataset})")
+    finally:
+        store.close()
+    if found:
+        print(f"note: {name!r} may be a machine the built store already has, in the same country: "
+              f"{'; '.join(found)}. If it is, delete what was just written and add claims about that record "
+              f"(`hpckg new claim`) instead.", file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace, project: Project) -> int:

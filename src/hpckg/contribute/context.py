@@ -16,6 +16,7 @@ import pyoxigraph as ox
 from hpckg.build import load_files, materialise, source_files
 from hpckg.claims import Claim, claim_from_triples, iri_ref
 from hpckg.claims import shorten as short
+from hpckg.contribute import duplicates
 from hpckg.contribute.neighbourhood import Neighbourhood, SystemNames, cached_system_names, typed_in
 from hpckg.datafiles.filecheck import ParsedFile
 from hpckg.datafiles.report import CheckReport
@@ -221,18 +222,48 @@ def _check_duplicates(context: GraphContext, graph: str, parsed: ParsedFile, rep
                    if q.predicate.value == RDF_TYPE and q.object.value == system
                    and q.subject.value not in context.owner}
     existing = context.existing_systems() if new_systems else NameIndex()
+    records = context.built if context.built is not None else context.store  # the existing systems' claims
     for iri in sorted(new_systems):
         for name in sorted(context.labels[iri]):
             matches = existing.matches([name])
             if matches:
-                names = ", ".join(short(m) for m in sorted(matches))
+                names = ", ".join(duplicates.records_text(records, m) for m in sorted(matches))
                 report.add("duplicate-system",
                            f"new system {short(iri)} is named {name!r}, which matches existing {names}",
-                           fix=(f"if it is the same machine, add claims about {names} instead of a new "
-                                "system; if it is a different one, give it a distinguishing name"),
+                           fix=(f"if it is the same machine, add claims about {short(min(matches))} instead of a "
+                                f"new system (`hpckg new claim {short(min(matches))} ...`); if it is a different "
+                                "one, give it a distinguishing name"),
                            file=parsed.display, line=parsed.line_of_iri(iri), focus=iri,
                            details={"existing": sorted(matches)})
                 break
+        else:
+            _check_possible_duplicates(context, iri, parsed, report, existing, records)
+
+
+def _check_possible_duplicates(context: GraphContext, iri: str, parsed: ParsedFile, report: CheckReport,
+                               existing, records) -> None:
+    """A warning when a new system's name, without descriptive words and its own operator's, site's and
+    country's words, is an existing system's, and the two agree on its country, operator or site."""
+    mine = duplicates.attributes(context.store, iri)
+    own = duplicates.own_words(label for values in mine.values() for value in values
+                               for label in context.labels.get(value, ()))
+    for name in sorted(context.labels[iri]):
+        for core in sorted(duplicates.core_names(name, own)):
+            for candidate in sorted(existing.matches([core])):
+                agreed = duplicates.agreements(mine, duplicates.attributes(records, candidate))
+                if not agreed:
+                    continue
+                shown = duplicates.records_text(records, candidate)
+                report.add("possible-duplicate",
+                           f"new system {short(iri)} ({name!r}) may be {shown}: named {core!r} once the words "
+                           f"that describe it or its operator, site and country are left out, with the same "
+                           f"{' and '.join(agreed)}",
+                           fix=(f"if it is the same machine, delete the new system and add claims about "
+                                f"{short(candidate)} (`hpckg new claim {short(candidate)} ...`); if it is another "
+                                "one, say in its hpc:read how it differs"),
+                           file=parsed.display, line=parsed.line_of_iri(iri), focus=iri,
+                           details={"existing": candidate, "agreeing": agreed})
+                return
 
 
 def _system_of(context: GraphContext, entity: str | None) -> str | None:

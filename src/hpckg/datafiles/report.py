@@ -49,6 +49,8 @@ CODES: dict[str, tuple[str, str]] = {
     "shape-warning": (WARNING, "the graph with the contribution triggers a warning rule in shapes/"),
     "redefines-entity": (ERROR, "the file writes about an entity another data file defines"),
     "duplicate-system": (ERROR, "a new system's name or alias matches an existing system"),
+    "possible-duplicate": (WARNING, "a new system's name, less descriptive words and its operator's, site's and "
+                                    "country's, is an existing system's, and they agree on country, operator or site"),
     "claim-removed": (ERROR, "a claim of an existing file was deleted; claims are deprecated, never deleted"),
     "claim-edited": (ERROR, "a claim of an existing file states something else now; corrections are new claims"),
     "missing-change-entry": (ERROR, "an added or changed system has no hpc:ChangeEntry in the file"),

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from hpckg.names import name_key
+from hpckg.names import INITIALS_SKIP, name_key
 from hpckg.page.machine import OneMachine, machine_pages
 
 if TYPE_CHECKING:
@@ -34,9 +34,6 @@ KINDS = {"System": ("system", 0), "Site": ("site", 1), "Datacenter": ("site", 1)
          "PartModel": ("part", 3), "Country": ("country", 4)}
 MATCH_ORDER = {"exact": 0, "prefix": 1, "word": 2, "context": 3, "close": 4}
 MAX_QUERY = 200  # characters of a search looked at
-# Words left out of initials: "Oak Ridge National Laboratory" is ORNL, "Institute of Science Tokyo" ISST.
-INITIALS_SKIP = {"of", "the", "for", "and", "de", "du", "des", "la", "le", "l", "d", "et", "und", "fur", "der",
-                 "di", "del", "y", "e", "at", "in"}
 
 PREFIXES = """
 PREFIX hpc:  <https://w3id.org/hpckg/ontology#>
