@@ -102,6 +102,22 @@ def test_conflict_is_shown_side_by_side_as_a_warning():
     assert "| value | 2500 | 2416 |" in text and "| tier | reported | reported |" in text
 
 
+def test_the_review_says_per_claim_what_it_is_about_and_how_it_meets_the_graph():
+    # Issue 36: the review never listed the claims a contribution agrees with, nor which entity each is about.
+    cases = {"kalos-second-source.ttl": ("good", "agrees", ["https://w3id.org/hpckg/id/claim/kalos-accelerator-quantity"]),
+             "conflicting-quantity.ttl": ("bad", "conflicts", ["https://w3id.org/hpckg/id/claim/kalos-accelerator-quantity"])}
+    for name, (folder, verdict, others) in cases.items():
+        report = check_files([CORPUS / folder / name], project=session_project())
+        [review] = [c for c in report.claims if c.about == "https://w3id.org/hpckg/id/component/kalos-accelerator"]
+        assert (review.verdict, review.others) == (verdict, others), name
+        line = f"cmp:kalos-accelerator (Kalos accelerators) hpc:quantity = {review.value}: {verdict}"
+        assert line in report.to_text()
+        assert json.loads(report.to_json())["claims"][0]["verdict"] in ("agrees", "conflicts", "adds", "another value")
+    frontier = check_files([CORPUS / "good" / "frontier.ttl"], project=session_project())
+    assert {c.verdict for c in frontier.claims} == {"adds"}  # a new system: every fact is new
+    assert len(frontier.claims) == sum(frontier.additions.claims_by_tier.values())
+
+
 def test_redefinition_names_the_owning_file():
     [problem] = check_files([CORPUS / "bad" / "redefines-system-label.ttl"], project=session_project()).problems
     assert "data/ttl/systems/kalos.ttl" in problem.message

@@ -19,7 +19,7 @@ from hpckg.claims import shorten as short
 from hpckg.contribute import duplicates
 from hpckg.contribute.neighbourhood import Neighbourhood, SystemNames, cached_system_names, typed_in
 from hpckg.datafiles.filecheck import ParsedFile
-from hpckg.datafiles.report import CheckReport
+from hpckg.datafiles.report import CheckReport, ClaimReview
 from hpckg.names import NameIndex
 from hpckg.namespaces import DERIVED_GRAPH, graph_for, hpc
 from hpckg.project import Project
@@ -278,27 +278,37 @@ def _system_of(context: GraphContext, entity: str | None) -> str | None:
 
 
 def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
+    """Each claim of the file against the existing claims on its entity and property: a conflict is a
+    problem; every claim gets its line in the review (adds, agrees, another value, conflicts)."""
     by_key: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     for claim in context.claims.values():
         if not context.mine(claim) and claim.about and claim.property and claim.value is not None:
             by_key[(claim.about, claim.property)].append(claim)
     for claim in sorted((c for c in context.claims.values() if context.claim_graphs[c.iri] == graph),
                         key=lambda c: c.iri):
-        if claim.value is None or claim.property in MULTI_VALUED:
-            continue
-        for other in by_key.get((claim.about or "", claim.property or ""), []):
-            if (other.rank == RANK_DEPRECATED or claim.rank == RANK_DEPRECATED
-                    or set(other.sources) & set(claim.sources)
-                    or claim.iri in other.superseded_by or other.iri in claim.superseded_by
-                    or _same_value(claim.value, other.value)):
-                continue
-            report.add("conflict",
-                       f"{short(claim.iri)} says {short(claim.property)} of {short(claim.about)} is "
-                       f"{_lexical(claim.value)}; {short(other.iri)} says {_lexical(other.value)}",
-                       fix=("review both sources; if this one is better, set hpc:rank rank:preferred here and "
-                            f"ask for {short(other.iri)} to get rank:deprecated and hpc:supersededBy"),
-                       file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri,
-                       details={"contribution": context.summary(claim), "existing": context.summary(other)})
+        existing = [o for o in by_key.get((claim.about or "", claim.property or ""), [])
+                    if o.rank != RANK_DEPRECATED and claim.iri not in o.superseded_by]
+        agreeing = [o.iri for o in existing if claim.value is not None and _same_value(claim.value, o.value)]
+        conflicting = []
+        if claim.value is not None and claim.property not in MULTI_VALUED and claim.rank != RANK_DEPRECATED:
+            for other in existing:
+                if (set(other.sources) & set(claim.sources) or other.iri in claim.superseded_by
+                        or _same_value(claim.value, other.value)):
+                    continue
+                conflicting.append(other.iri)
+                report.add("conflict",
+                           f"{short(claim.iri)} says {short(claim.property)} of {short(claim.about)} is "
+                           f"{_lexical(claim.value)}; {short(other.iri)} says {_lexical(other.value)}",
+                           fix=("review both sources; if this one is better, set hpc:rank rank:preferred here and "
+                                f"ask for {short(other.iri)} to get rank:deprecated and hpc:supersededBy"),
+                           file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri,
+                           details={"contribution": context.summary(claim), "existing": context.summary(other)})
+        if claim.about and claim.property:
+            verdict, others = (("conflicts", conflicting) if conflicting else ("agrees", agreeing) if agreeing
+                               else ("another value", [o.iri for o in existing]) if existing else ("adds", []))
+            labels = sorted(context.labels.get(claim.about, ()))
+            report.claims.append(ClaimReview(claim.iri, claim.about, labels[0] if labels else "", claim.property,
+                                             _lexical(claim.value) or "(bounds only)", verdict, sorted(others)))
 
 
 def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:

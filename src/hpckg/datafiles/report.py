@@ -116,10 +116,38 @@ class Additions:
 
 
 @dataclass
+class ClaimReview:
+    """What one claim of a contribution does to the graph: about which entity, and whether it adds a fact,
+    agrees with existing claims, adds another value of a property that holds several, or conflicts."""
+
+    claim: str
+    about: str
+    about_label: str
+    property: str
+    value: str
+    verdict: str  # "adds", "agrees", "another value", "conflicts"
+    others: list[str] = field(default_factory=list)  # the existing claims it agrees or conflicts with, or beside
+
+    def line(self) -> str:
+        others = ", ".join(shorten(o) for o in self.others)
+        said = {"adds": f"adds: no claim gives its {shorten(self.property)} yet",
+                "agrees": f"agrees with {others}",
+                "another value": f"adds a value beside {others} ({shorten(self.property)} holds several)",
+                "conflicts": f"conflicts with {others} (see the problems below)"}[self.verdict]
+        about = shorten(self.about) + (f" ({self.about_label})" if self.about_label else "")
+        return f"- {shorten(self.claim)}: {about} {shorten(self.property)} = {self.value}: {said}"
+
+    def to_dict(self) -> dict:
+        return {"claim": self.claim, "about": self.about, "property": self.property, "value": self.value,
+                "verdict": self.verdict, "others": self.others}
+
+
+@dataclass
 class CheckReport:
     files: list[str]
     problems: list[Problem] = field(default_factory=list)
     additions: Additions = field(default_factory=Additions)
+    claims: list[ClaimReview] = field(default_factory=list)  # per added claim, once checked in context
     graph_checked: bool = False  # False when file-level errors stopped the checks in context
     notes: list[str] = field(default_factory=list)
 
@@ -157,6 +185,7 @@ class CheckReport:
             "graph_checked": self.graph_checked,
             "adds": {"entities": self.additions.entities, "claims_by_tier": self.additions.claims_by_tier,
                      "alters": self.additions.altered},
+            "claims": [c.to_dict() for c in self.claims],
             "problems": [p.to_dict() for p in self.problems],
             "notes": self.notes,
         }, indent=2)
@@ -172,6 +201,9 @@ class CheckReport:
                 out.append(f"- {kind}: {', '.join(shorten(i) for i in iris)}")
         if self.additions.altered:
             out.append(f"- alters: {', '.join(shorten(i) for i in self.additions.altered)}")
+        if self.claims:
+            out += ["", "**Claims**, each against what the graph already says:"]
+            out += [review.line() for review in self.claims]
         out.append("")
         n_err, n_warn = len(self.errors), len(self.warnings)
         out.append(f"**Problems:** {n_err} error{'s' if n_err != 1 else ''}, "
