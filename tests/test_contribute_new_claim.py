@@ -153,3 +153,57 @@ def test_a_namesake_that_agrees_on_nothing_else_is_no_duplicate(project):
     filled_system(path)
     report = check_files([path], discover(explicit=project))
     assert "possible-duplicate" not in report.codes(), report.to_text()
+
+
+CORRECTION = """\
+@prefix hpc:        <https://w3id.org/hpckg/ontology#> .
+@prefix rdfs:       <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd:        <http://www.w3.org/2001/XMLSchema#> .
+@prefix prov:       <http://www.w3.org/ns/prov#> .
+@prefix dcterms:    <http://purl.org/dc/terms/> .
+@prefix schema:     <https://schema.org/> .
+@prefix sys:        <https://w3id.org/hpckg/id/system/> .
+@prefix src:        <https://w3id.org/hpckg/id/source/> .
+@prefix claim:      <https://w3id.org/hpckg/id/claim/> .
+@prefix chg:        <https://w3id.org/hpckg/id/change/> .
+@prefix tier:       <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis:      <https://w3id.org/hpckg/vocab/basis/> .
+@prefix rank:       <https://w3id.org/hpckg/vocab/rank/> .
+@prefix sourcekind: <https://w3id.org/hpckg/vocab/source-kind/> .
+
+claim:top500-180357-power-kw-news a hpc:Claim ;
+    hpc:about sys:top500-180357 ; hpc:property hpc:powerKW ; hpc:value 13000.5 ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank RANK ;
+    prov:hadPrimarySource src:example-news-jupiter-power .
+
+src:example-news-jupiter-power a hpc:Source ;
+    dcterms:title "JUPITER's measured power"@en ;
+    schema:url <https://news.example.org/jupiter-power> ;
+    dcterms:issued "2025-07-01"^^xsd:date ;
+    hpc:sourceKind sourcekind:news-article .
+
+chg:top500-180357-2026-12-07 a hpc:ChangeEntry ;
+    hpc:changedEntity sys:top500-180357 ;
+    dcterms:date "2026-12-07"^^xsd:date ;
+    rdfs:comment "JUPITER Booster: its power, corrected"@en .
+"""
+
+
+@pytest.mark.parametrize("rank", ["preferred", "normal"])
+def test_an_imported_figure_is_corrected_in_data_ttl_alone(project, rank):
+    # The issue's advice was to "ask for" the imported claim to be deprecated, with no way to ask: a preferred
+    # claim is what the build takes as the best (10-truthy.rq), and the import stays as TOP500 gives it.
+    path = project / JUPITER_FILE
+    path.parent.mkdir(parents=True)
+    path.write_text(CORRECTION.replace("RANK", f"rank:{rank}"), encoding="utf-8")
+    report = check_files([path], discover(explicit=project))
+    assert report.exit_code == 1, report.to_text()  # a conflict to review, no error (one-preferred-claim)
+    [conflict] = report.problems
+    assert conflict.code == "conflict" and "claim:top500-180357-power-kw-2025-06" in conflict.message
+    assert "which stays as its dataset gives it" in conflict.fix
+    assert "ask" not in conflict.fix  # nothing to ask of an import
+    if rank == "preferred":
+        assert "the build takes its value as the best" in conflict.fix
+    else:
+        assert "set hpc:rank rank:preferred here" in conflict.fix
+    assert "sys:top500-180357 (JUPITER Booster) hpc:powerKW = 13000.5: conflicts with" in report.to_text()

@@ -26,7 +26,16 @@ from hpckg.project import Project
 from hpckg.references import KIND_HOMES, is_reference, kind_of, undefined_reference
 from hpckg.store import AnyStore, Store
 from hpckg.systemnames import cache_folder
-from hpckg.terms import CLAIM_TYPES, DCTERMS_ISSUED, RANK_DEPRECATED, RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL, TIER
+from hpckg.terms import (
+    CLAIM_TYPES,
+    DCTERMS_ISSUED,
+    RANK_DEPRECATED,
+    RANK_PREFERRED,
+    RDF_TYPE,
+    RDFS_LABEL,
+    SKOS_ALT_LABEL,
+    TIER,
+)
 from hpckg.validate import Violation, validate
 from hpckg.values import Iri, Text, Value
 from hpckg.vocabulary import vocabulary
@@ -90,6 +99,7 @@ class GraphContext:
         materialise(self.store, project.rules_dir)
         self.owner: dict[str, str] = {}  # subject -> the other graph that types it
         self.labels: dict[str, set[str]] = defaultdict(set)
+        self.display: dict[str, str] = {}  # entity -> its rdfs:label, the name a review shows
         self.types: dict[str, set[str]] = defaultdict(set)
         self.claims: dict[str, Claim] = {}
         self.claim_graphs: dict[str, str] = {}  # claim IRI -> the graph (file) that states it
@@ -131,9 +141,11 @@ class GraphContext:
     def _index(self) -> None:
         for quad in self.store.quads():
             graph = quad.graph_name.value if isinstance(quad.graph_name, ox.NamedNode) else ""
+            s, p, o = quad.subject, quad.predicate.value, quad.object
+            if p == RDFS_LABEL and isinstance(s, ox.NamedNode) and isinstance(o, ox.Literal):
+                self.display.setdefault(s.value, o.value)  # a derived display label (12-display-label.rq) too
             if graph == DERIVED_GRAPH:
                 continue
-            s, p, o = quad.subject, quad.predicate.value, quad.object
             if not isinstance(s, ox.NamedNode):
                 continue
             if p == RDF_TYPE:
@@ -299,16 +311,30 @@ def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report:
                 report.add("conflict",
                            f"{short(claim.iri)} says {short(claim.property)} of {short(claim.about)} is "
                            f"{_lexical(claim.value)}; {short(other.iri)} says {_lexical(other.value)}",
-                           fix=("review both sources; if this one is better, set hpc:rank rank:preferred here and "
-                                f"ask for {short(other.iri)} to get rank:deprecated and hpc:supersededBy"),
+                           fix=_conflict_fix(context, claim, other),
                            file=parsed.display, line=parsed.line_of_iri(claim.iri), focus=claim.iri,
                            details={"contribution": context.summary(claim), "existing": context.summary(other)})
         if claim.about and claim.property:
             verdict, others = (("conflicts", conflicting) if conflicting else ("agrees", agreeing) if agreeing
                                else ("another value", [o.iri for o in existing]) if existing else ("adds", []))
-            labels = sorted(context.labels.get(claim.about, ()))
-            report.claims.append(ClaimReview(claim.iri, claim.about, labels[0] if labels else "", claim.property,
-                                             _lexical(claim.value) or "(bounds only)", verdict, sorted(others)))
+            report.claims.append(ClaimReview(claim.iri, claim.about, context.display.get(claim.about, ""),
+                                             claim.property, _lexical(claim.value) or "(bounds only)", verdict,
+                                             sorted(others)))
+
+
+def _conflict_fix(context: GraphContext, claim: Claim, other: Claim) -> str:
+    """What to do about a conflict. A claim is corrected without editing it: the contribution's claim ranked
+    preferred is what the build takes as the best (queries/rules/10-truthy.rq), and the other stays as its
+    file or dataset gives it, so an imported figure is corrected in data/ttl/ alone."""
+    imported = context.file_of(context.claim_graphs.get(other.iri, "")).startswith("import/")
+    whose = "its dataset" if imported else "its file"
+    if claim.rank == RANK_PREFERRED:
+        return (f"this claim is rank:preferred, so the build takes its value as the best over {short(other.iri)}, "
+                f"which stays as {whose} gives it; say in a skos:note why this source is better")
+    tail = ("" if imported else f"; or, if {short(other.iri)} is wrong, ask in the pull request for it to get "
+            "rank:deprecated and hpc:supersededBy this claim")
+    return (f"review both sources; if this one is better, set hpc:rank rank:preferred here: the build then takes "
+            f"its value over {short(other.iri)}, which stays as {whose} gives it{tail}")
 
 
 def _check_change_history(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
