@@ -109,6 +109,24 @@ def test_reimporting_unchanged_is_a_no_op_and_a_changed_file_replaces_only_its_g
     assert len(list(graph_file(project).parent.iterdir())) == 1
 
 
+def test_a_curated_edit_that_names_nothing_new_imports_nothing_again(project):
+    # Issue 36: any edit under data/ttl/ (a new system, a claim about an imported record) re-imported every
+    # dataset file, because the importers' header held a digest of the curated files' bytes. It now holds a
+    # digest of the names the importers read: only a new name (an alias, an organisation) redoes the graphs.
+    assert run_hpckg("import", "epoch-hardware", str(HARDWARE), cwd=project).returncode == 0
+    enrichment = project / "data" / "ttl" / "claims" / "kalos.ttl"
+    enrichment.parent.mkdir(parents=True)
+    enrichment.write_text((project / "data" / "ttl" / "systems" / "kalos.ttl").read_text(encoding="utf-8")
+                          .replace("kalos", "kalos-copy") + "\n# a comment\n", encoding="utf-8")
+    again = run_hpckg("import", "epoch-hardware", str(HARDWARE), cwd=project)
+    assert text(again)[0].startswith("unchanged ml_hardware.csv"), text(again)
+    organisations = project / "data" / "ttl" / "organisations.ttl"
+    organisations.write_text(organisations.read_text(encoding="utf-8") + "\norgn:example-chips a hpc:Organisation ; "
+                             'rdfs:label "Example Chips" .\n', encoding="utf-8")
+    named = run_hpckg("import", "epoch-hardware", str(HARDWARE), cwd=project)
+    assert text(named)[0].startswith("replaced  ml_hardware.csv"), text(named)  # a new name: redone
+
+
 def test_an_unusable_file_is_a_clear_error_and_keeps_the_last_good_graph(project, tmp_path):
     assert run_hpckg("import", "epoch-hardware", str(HARDWARE), cwd=project).returncode == 0
     good = graph_file(project).read_bytes()

@@ -14,14 +14,18 @@ machines of the 1990s. Such names are `hpc:nameInUse` claims with `hpc:startTime
 `when` is None) and falls back to the labels when no claim of that name is in force. Deprecated and
 machine-generated claims never count.
 
-`digest` is the SHA-256 of the files read, which importers record with each graph they write: a change to the
-names (a new alias) makes the next import redo the graphs that used them, as a changed input file does.
+`digest` is the SHA-256 of what an importer can see through this object (the name index and the dated names),
+which importers record with each graph they write: a change to the names (a new alias, a new organisation)
+makes the next import redo the graphs, as a changed input file does; a change to anything else in data/ttl/ (a
+new system, a claim about an imported record, a source, a comment) does not, so a contributor's `hpckg build`
+re-reads no dataset (issue 36: every curated edit re-imported all 67 files, 3 min 24 s).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,13 +87,11 @@ class Reference:
     @classmethod
     def from_files(cls, files: Iterable[Path]) -> Reference:
         files = sorted(files)
-        digest = hashlib.sha256()
         classes: dict[str, set[str]] = {}
         names: dict[str, set[str]] = {}
         claims: dict[str, dict[str, str]] = {}
         for path in files:
             data = path.read_bytes()
-            digest.update(path.name.encode() + b"\0" + data)
             for triple in ox.parse(data, format=ox.RdfFormat.TURTLE, base_iri=path.as_uri()):
                 subject, predicate = triple.subject, triple.predicate.value
                 if not isinstance(subject, ox.NamedNode):
@@ -100,7 +102,7 @@ class Reference:
                     names.setdefault(subject.value, set()).add(triple.object.value)
                 if predicate in CLAIM_FIELDS:
                     claims.setdefault(subject.value, {})[CLAIM_FIELDS[predicate]] = triple.object.value
-        reference = cls(digest=digest.hexdigest())
+        reference = cls()
         for kind, klass in KINDS.items():
             index = reference.by_kind.setdefault(kind, {})
             for iri, types in classes.items():
@@ -117,7 +119,17 @@ class Reference:
                 start, end = claim.get("startTime"), claim.get("endTime")
                 dated.setdefault(name_key(claim["value"]), []).append(DatedName(
                     claim["about"], date_key(start) if start else None, date_key(end) if end else None))
+        reference.digest = reference._digest()
         return reference
+
+    def _digest(self) -> str:
+        """SHA-256 of the name index and dated names in a canonical order: what importers can read here."""
+        canonical = {kind: {key: sorted(iris) for key, iris in sorted(index.items())}
+                     for kind, index in sorted(self.by_kind.items())}
+        dated = {kind: {key: sorted((d.iri, d.start or "", d.end or "") for d in names)
+                        for key, names in sorted(index.items())} for kind, index in sorted(self.dated.items())}
+        text = json.dumps({"names": canonical, "dated": dated}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     @classmethod
     def of_project(cls, project: Project) -> Reference:
