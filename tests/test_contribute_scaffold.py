@@ -50,3 +50,29 @@ def test_refuses_to_overwrite(tmp_path: Path):
 def test_refuses_a_bad_country(tmp_path: Path):
     with pytest.raises(InputError, match="ISO 3166-1"):
         new_system(session_project(), "Example", operator="ORNL", country="USA", out_dir=tmp_path)
+
+
+def test_a_source_already_at_the_address_is_cited_not_added_twice(tmp_path: Path):
+    # Issue 36: `new system --source-url` wrote a second source for the URL just added with `new source`.
+    path = new_system(session_project(), "Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
+                      source_url="https://arxiv.org/abs/2403.07648")
+    text = path.read_text(encoding="utf-8")
+    assert "prov:hadPrimarySource src:arxiv-2403-07648" in text
+    assert "a hpc:Source" not in text
+    fresh = new_system(session_project(), "Other", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
+                       source_url="https://example.org/a-new-page")
+    assert "src:other-source a hpc:Source" in fresh.read_text(encoding="utf-8")
+
+
+def test_an_existing_source_and_the_status_are_written_as_given(tmp_path: Path):
+    path = new_system(session_project(), "Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
+                      source="arxiv-2403-07648", status="planned")
+    text = path.read_text(encoding="utf-8")
+    assert "hpc:property hpc:status ; hpc:value status:planned" in text
+    assert "prov:hadPrimarySource src:arxiv-2403-07648" in text and "a hpc:Source" not in text
+    with pytest.raises(InputError, match="not one of"):
+        new_system(session_project(), "Other", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
+                   status="retired-ish")
+    with pytest.raises(InputError, match="not both"):
+        new_system(session_project(), "Third", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
+                   source="arxiv-2403-07648", source_url="https://example.org/x")

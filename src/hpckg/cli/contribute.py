@@ -17,7 +17,8 @@ Write what a contribution needs, with every field hpckg cannot know as a "TODO" 
 
   system NAME        data/ttl/systems/<slug>.ttl: the system, its claims, its source and change entry;
                      --part/--nodes/--per-node add the accelerator component, --site the site claim,
-                     --source-url the source's address
+                     --status the status, --source-url the source's address (a source already at that
+                     address is cited, not added twice), or --source an existing source
   part NAME          appended to data/ttl/parts.ttl (--maker, --category, --source)
   site NAME          data/ttl/sites/<slug>.ttl (--operator, --country, --source)
   organisation NAME  appended to data/ttl/organisations.ttl (--type, --source)
@@ -94,7 +95,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--site", default=None, metavar="SITE", help="system: its site in data/ttl/sites/")
     new.add_argument("--source-url", default=None, metavar="URL", help="system: the address of the source it cites")
     new.add_argument("--source", default=None, metavar="SLUG",
-                     help="part, site, organisation, claim: the source to cite (its slug)")
+                     help="system, part, site, organisation, claim: the source to cite (its slug)")
     new.add_argument("--maker", default=None, metavar="ORG", help="part: the organisation that makes it")
     new.add_argument("--category", default=None, metavar="ROLE", help="part: what it is for, such as accelerator")
     new.add_argument("--type", default=None, metavar="TYPE", dest="org_type",
@@ -112,6 +113,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--value", default=None, metavar="VALUE",
                      help="claim: its value: a record's name or sys:/orgn:… name, a vocabulary notation, a literal")
     new.add_argument("--as-of", default=None, metavar="DATE", help="claim: the date the source gives, YYYY[-MM[-DD]]")
+    new.add_argument("--status", default=None, metavar="STATUS",
+                     help="system: its status, such as planned, under-construction or operational")
     new.add_argument("--tier", default=None, metavar="TIER", help="claim: verified, reported or lead")
     new.add_argument("--basis", default=None, metavar="BASIS", help="claim: the basis, such as reported")
     new.set_defaults(handler=cmd_new)
@@ -146,7 +149,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 # Which options each kind of `hpckg new` reads; any other option given is an error naming it.
 NEW_OPTIONS = {
-    "system": {"operator", "country", "slug", "out_dir", "part", "nodes", "per_node", "site", "source_url"},
+    "system": {"operator", "country", "slug", "out_dir", "part", "nodes", "per_node", "site", "source_url", "source",
+               "status"},
     "part": {"slug", "maker", "category", "source"},
     "site": {"operator", "country", "slug", "out_dir", "source"},
     "organisation": {"slug", "org_type", "source"},
@@ -183,7 +187,7 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
     if args.kind == "system":
         path = new_system(project, args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
                           slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node, site=args.site,
-                          source_url=args.source_url)
+                          source_url=args.source_url, source=args.source, status=args.status)
     else:
         written = {
             "part": lambda: entities.new_part(project, args.name, slug=args.slug, maker=args.maker,

@@ -66,14 +66,16 @@ class Accelerators:
 def new_system(project: Project, name: str, *, operator: str, country: str, out_dir: Path | None = None,
                slug: str | None = None, today: dt.date | None = None, part: str | None = None,
                nodes: int | None = None, per_node: int | None = None, site: str | None = None,
-               source_url: str | None = None) -> Path:
+               source_url: str | None = None, source: str | None = None, status: str | None = None) -> Path:
     """Write <out_dir>/<slug>.ttl (by default in the project's data folder) for a new system and return its
     path; refuse to overwrite a file.
 
     The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one.
     With `part` (a part model in data/ttl/, by slug or name), `nodes` and `per_node` the accelerator component
     is written too (its quantity is derived: nodes x per node); with `site` the site claim; with `source_url`
-    the source's address. Today's date is the change entry's date, never a claim's as-of date."""
+    the source's address (a source data/ttl/ or the built store already has at that address is cited instead
+    of a second one), or `source` (an existing source's slug) cited instead of a new source; with `status` (a
+    notation such as planned) the status. Today's date is the change entry's date, never a claim's as-of date."""
     slug = _system_slug(name, slug)
     data_dir = project.data_dir
     out_dir = Path(out_dir) if out_dir is not None else data_dir / "systems"
@@ -100,8 +102,17 @@ def new_system(project: Project, name: str, *, operator: str, country: str, out_
     site_iri = require_entity(data_dir, hpc("Site"), site, "--site", "site", project) if site else None
     if source_url is not None and not source_url.startswith(("https://", "http://")):
         raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
+    if source is not None and source_url is not None:
+        raise InputError("give --source (a source data/ttl/ already has) or --source-url (a new one), not both")
+    from hpckg.contribute.scaffold_claim import source_at
+    from hpckg.contribute.scaffold_entities import vocabulary_value
+
+    cited = (require_entity(data_dir, hpc("Source"), source, "--source", "source", project) if source
+             else source_at(project, source_url) if source_url else None)
+    status_value = vocabulary_value(status, "status", "--status", project.ontology_dir) if status else None
     text = render(name, slug, operator, operator_iri, country, country_known, today or dt.date.today(),
-                  accelerators=accelerators, site=site_iri, source_url=source_url)
+                  accelerators=accelerators, site=site_iri, source_url=source_url,
+                  cited="src:" + cited.rsplit("/", 1)[-1] if cited else None, status=status_value)
     out_dir.mkdir(parents=True, exist_ok=True)
     with target.open("x", encoding="utf-8") as handle:  # "x": never overwrite, even in a race
         handle.write(text)
@@ -206,7 +217,10 @@ def claim_block(claim: str, about: str, prop: str, value: str, source: str, *, a
 
 def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,
            country_known: bool, today: dt.date, *, accelerators: Accelerators | None = None,
-           site: str | None = None, source_url: str | None = None) -> str:
+           site: str | None = None, source_url: str | None = None, cited: str | None = None,
+           status: str | None = None) -> str:
+    """The system file's Turtle. `cited`: an existing source's prefixed name, cited instead of a new source;
+    `status`: the status concept's prefixed name instead of the placeholder."""
     prefixes = prefix_block()
     if operator_iri:
         org = "orgn:" + operator_iri.rsplit("/", 1)[-1]
@@ -229,9 +243,9 @@ claim:{org_slug}-type a hpc:Claim ;
     country_note = "" if country_known else (
         f"# country:{country} is not in data/ttl/countries.ttl yet: add it there in the same pull request.\n")
     date = today.isoformat()
-    source = f"src:{slug}-source"
+    source = cited or f"src:{slug}-source"
     claims = [("operator", "hpc:operator", org), ("country", "hpc:country", f"country:{country}"),
-              ("status", "hpc:status", "todo:status"), ("kind", "hpc:systemKind", "todo:kind")]
+              ("status", "hpc:status", status or "todo:status"), ("kind", "hpc:systemKind", "todo:kind")]
     if site:
         claims.append(("site", "hpc:site", f"site:{site.rsplit('/', 1)[-1]}"))
     # The status holds "as of" the date a source last confirmed it: that date is the source's, not today's.
@@ -240,6 +254,17 @@ claim:{org_slug}-type a hpc:Claim ;
     if accelerators:
         claim_text += _accelerator_block(name, slug, accelerators, source)
     url = f"<{source_url}>" if source_url else "todo:source-url"
+    source_block = f"""
+# --- Sources: one per cited document ------------------------------------------------------------------
+
+src:{slug}-source a hpc:Source ;
+    dcterms:title "TODO: the document's title"@en ;
+    schema:url {url} ;
+    dcterms:publisher todo:publisher ;
+    dcterms:creator todo:creator ;
+    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
+    hpc:sourceKind todo:source-kind .
+""" if cited is None else ""
     return f"""# {name}: written by `hpckg new system`. Replace every TODO (text and todo: IRIs); `hpckg check`
 # fails until none is left. Tiers: verified needs independent support (a second source that is not the
 # operator's own output); machine-generated analysis and aggregator-only figures stay lead. See
@@ -251,17 +276,7 @@ sys:{slug} a hpc:System ;
     hpc:read "TODO: what the machine is, who runs it, how sure we are (every figure also a claim)"@en .
 {org_block}
 # --- System facts: one claim per fact (tier:verified, tier:reported or tier:lead) ------------------------
-{country_note}{claim_text}
-# --- Sources: one per cited document ------------------------------------------------------------------
-
-src:{slug}-source a hpc:Source ;
-    dcterms:title "TODO: the document's title"@en ;
-    schema:url {url} ;
-    dcterms:publisher todo:publisher ;
-    dcterms:creator todo:creator ;
-    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
-    hpc:sourceKind todo:source-kind .
-
+{country_note}{claim_text}{source_block}
 # --- Change history -----------------------------------------------------------------------------------
 
 chg:{slug}-{date} a hpc:ChangeEntry ;

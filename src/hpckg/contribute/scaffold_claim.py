@@ -202,6 +202,41 @@ def _search(project: Project, text: str) -> list:
         store.close()
 
 
+def source_at(project: Project, url: str | None) -> str | None:
+    """The source data/ttl/ or the built store already has at the web address `url`, else None: a second
+    source for the same document would split its checks and its citations."""
+    if not url:
+        return None
+    from hpckg.formats import rdf_format
+    from hpckg.store import parse_file
+    from hpckg.terms import SCHEMA_URL
+
+    for path in sorted(project.data_dir.rglob("*.ttl")):
+        try:
+            quads = parse_file(path, format=rdf_format("ttl"))
+        except Exception:  # noqa: BLE001 - a broken file is check's to report, not the scaffold's
+            continue
+        for quad in quads:
+            if quad.predicate.value == SCHEMA_URL and quad.object.value == url:
+                return quad.subject.value
+    store = _open_store(project)
+    if store is None:
+        return None
+    try:  # the address enters the query as an IRI term serialised by pyoxigraph, never as pasted text
+        rows = list(store.query(f"SELECT ?source WHERE {{ ?source <{SCHEMA_URL}> {ox_iri(url)} }} LIMIT 1"))
+    except Exception:  # noqa: BLE001 - not an IRI the store can hold: no source has it
+        return None
+    finally:
+        store.close()
+    return rows[0]["source"].value if rows else None
+
+
+def ox_iri(url: str) -> str:
+    import pyoxigraph as ox
+
+    return str(ox.NamedNode(url))
+
+
 def find_record(project: Project, classes: set[str], name: str, flag: str) -> str | None:
     """The record of one of `classes` the built store has under exactly this name (or IRI / prefixed name), None
     when it has none; an error listing them when several records have the name."""
