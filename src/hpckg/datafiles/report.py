@@ -135,7 +135,7 @@ class ClaimReview:
                 "another value": f"adds a value beside {others} ({shorten(self.property)} holds several)",
                 "conflicts": f"conflicts with {others} (see the problems below)"}[self.verdict]
         about = shorten(self.about) + (f" ({self.about_label})" if self.about_label else "")
-        return f"- {shorten(self.claim)}: {about} {shorten(self.property)} = {self.value}: {said}"
+        return f"- {shorten(self.claim)}: {about} {shorten(self.property)} = {shorten(self.value)}: {said}"
 
     def to_dict(self) -> dict:
         return {"claim": self.claim, "about": self.about, "property": self.property, "value": self.value,
