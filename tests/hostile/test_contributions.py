@@ -234,10 +234,18 @@ def test_the_contributors_workflow_fails_only_on_errors(tmp_path, corpus_file, s
     import subprocess
     import sys
 
-    (tmp_path / "changed.txt").write_text(str(ROOT / "tests" / "contributions" / corpus_file) + "\n")
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    import stores
+
+    # The step checks against the store the workflow's previous step built beside the checkout (../base):
+    # here the session's build of the curated data; the base revision is this checkout's HEAD.
+    work = tmp_path / "checkout"
+    work.mkdir()
+    (tmp_path / "base" / ".hpckg").mkdir(parents=True)
+    os.symlink(os.path.realpath(stores.curated().store), tmp_path / "base" / ".hpckg" / "store")
+    (work / "changed.txt").write_text(str(ROOT / "tests" / "contributions" / corpus_file) + "\n")
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "BASE": "HEAD",
            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    completed = subprocess.run(["bash", "-eo", "pipefail", "-c", check_step_script()], cwd=tmp_path, env=env,
+    completed = subprocess.run(["bash", "-eo", "pipefail", "-c", check_step_script()], cwd=work, env=env,
                                capture_output=True, text=True, timeout=300, check=False)
     assert completed.returncode == status, completed.stdout + completed.stderr
     assert "hpckg check" in (tmp_path / "summary.md").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ SELECT DISTINCT ?entity ?label ?g WHERE {
   ?entity rdfs:label|skos:altLabel|skos:hiddenLabel|hpc:name ?name .
   FILTER (LCASE(STR(?name)) = %(wanted)s)
   GRAPH ?g { ?entity a ?class }
+  VALUES ?class { %(classes)s }
   OPTIONAL { ?entity rdfs:label ?label }
 }"""
 
@@ -27,11 +28,12 @@ class Namesake:
     name: str  # sys:top500-180047
     label: str
     dataset: str  # "curated", "top500", "epoch-clusters", ...
+    iri: str = ""
 
 
-def namesakes(store_path: Path | str, name: str, class_local: str) -> list[Namesake]:
-    """Entities of class hpc:`class_local` in the built store at `store_path` named `name` (none when there is
-    no built store on disk)."""
+def namesakes(store_path: Path | str, name: str, class_local: str | tuple[str, ...]) -> list[Namesake]:
+    """Entities of class hpc:`class_local` (or of any of several) in the built store at `store_path` named
+    `name` (none when there is no built store on disk)."""
     if not isinstance(store_path, Path) or not store_path.exists():
         return []
     wanted = " ".join(name.split()).lower()
@@ -39,10 +41,11 @@ def namesakes(store_path: Path | str, name: str, class_local: str) -> list[Names
         return []
     store = ox.Store.read_only(str(store_path))
     # The name goes in as a literal serialised by pyoxigraph (escaped), never as text pasted into the query.
-    query = NAMESAKES.replace("?class", f"<{hpc(class_local)}>") % {"wanted": str(ox.Literal(wanted))}
+    classes = (class_local,) if isinstance(class_local, str) else class_local
+    query = NAMESAKES % {"wanted": str(ox.Literal(wanted)), "classes": " ".join(f"<{hpc(c)}>" for c in classes)}
     found: dict[str, Namesake] = {}
     for row in store.query(query, use_default_graph_as_union=True):
         iri = row["entity"].value
         label = row["label"].value if row["label"] is not None else name
-        found.setdefault(iri, Namesake(shorten(iri), label, dataset_of(row["g"].value)))
+        found.setdefault(iri, Namesake(shorten(iri), label, dataset_of(row["g"].value), iri))
     return sorted(found.values(), key=lambda n: n.name)

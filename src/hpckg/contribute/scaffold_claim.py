@@ -134,17 +134,15 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str) ->
         found = find_entity(project.data_dir, rdf_class, text)
         if found:
             return Found(found, text, "data/ttl")
-    hits = _search(project, text)
-    kinds = {SEARCH_KINDS[c] for c in classes if c in SEARCH_KINDS} if classes else None
-    exact = [h for h in hits if h.match == "exact" and (kinds is None or h.entity.kind in kinds)]
-    if len({h.entity.iri for h in exact}) == 1:
-        return Found(exact[0].entity.iri, exact[0].entity.label, "the built store")
-    candidates = exact or [h for h in hits if kinds is None or h.entity.kind in kinds][:5]
-    listed = "; ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in candidates)
-    if exact:
-        raise InputError(f"{flag} {text!r} names {len(exact)} records: {listed}; give the one you mean by its name")
-    raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store"
-                     + (f"; did you mean {listed}?" if listed else "; `hpckg build` first, or `hpckg search` it"))
+    named = _named(project, text, set(classes or SEARCH_KINDS))
+    if len(named) == 1:
+        return Found(named[0].iri, named[0].label, "the built store")
+    if named:
+        listed = "; ".join(f"{n.name} ({n.label}, {n.dataset})" for n in named)
+        raise InputError(f"{flag} {text!r} names {len(named)} records: {listed}; give the one you mean by its "
+                         "sys:/site:/orgn:/part: name")
+    raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; `hpckg search {text}` finds "
+                     "records by other names, typos and words (or `hpckg build` first)")
 
 
 def _as_iri(text: str) -> str | None:
@@ -183,23 +181,13 @@ def _label_in_store(project: Project, iri: str) -> str | None:
     return label.value if label is not None else shorten(iri)
 
 
-_indexes: dict[str, object] = {}  # the built store's generation folder -> its search index, once per process
+def _named(project: Project, name: str, classes: set[str]) -> list:
+    """The built store's records of `classes` named exactly `name` (label, alias or name claim, any case)."""
+    from hpckg.contribute.namesakes import namesakes
 
-
-def _search(project: Project, text: str) -> list:
-    from hpckg.serve.search import SearchIndex
-
-    store = _open_store(project)
-    if store is None:
+    if not isinstance(project.store, Path):
         return []
-    try:
-        key = str(Path(project.store).resolve())  # type: ignore[arg-type]
-        if key not in _indexes:
-            _indexes.clear()
-            _indexes[key] = SearchIndex.from_store(store)
-        return _indexes[key].search(text, 10)  # type: ignore[attr-defined]
-    finally:
-        store.close()
+    return namesakes(project.store, name, tuple(sorted(c.rsplit("#", 1)[-1] for c in classes)))
 
 
 def source_at(project: Project, url: str | None) -> str | None:
@@ -243,13 +231,12 @@ def find_record(project: Project, classes: set[str], name: str, flag: str) -> st
     iri = _as_iri(name.strip())
     if iri is not None:
         return iri if _label_in_store(project, iri) is not None else None
-    kinds = {SEARCH_KINDS[c] for c in classes if c in SEARCH_KINDS}
-    exact = {h.entity.iri: h for h in _search(project, name) if h.match == "exact" and h.entity.kind in kinds}
-    if len(exact) > 1:
-        listed = "; ".join(f"{shorten(iri)} ({hit.entity.label})" for iri, hit in exact.items())
-        raise InputError(f"{flag} {name!r} names {len(exact)} records in the built store: {listed}; give the one "
+    named = _named(project, name, classes)
+    if len(named) > 1:
+        listed = "; ".join(f"{n.name} ({n.label}, {n.dataset})" for n in named)
+        raise InputError(f"{flag} {name!r} names {len(named)} records in the built store: {listed}; give the one "
                          "you mean as its sys:/site:/orgn:/part: name")
-    return next(iter(exact), None)
+    return named[0].iri if named else None
 
 
 def _property(prop: str, vocab) -> str:

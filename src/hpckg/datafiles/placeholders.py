@@ -67,20 +67,24 @@ def check_placeholders(parsed, report: CheckReport, vocab: Vocabulary) -> None:
     for iri in entities:
         report.add("placeholder", f"placeholder {shorten(iri)} is still there", fix="replace it with a real IRI",
                    file=parsed.display, line=parsed.line_of_iri(iri, statement=False), focus=iri)
-    if not found and not entities:
-        _check_todo_prefix(parsed, report)
+    _check_todo_prefix(parsed, report, filled=not found and not entities)
 
 
-def _check_todo_prefix(parsed, report: CheckReport) -> None:
-    """Every placeholder is filled in, but the `@prefix todo:` line the scaffold wrote is still there."""
+def _check_todo_prefix(parsed, report: CheckReport, *, filled: bool) -> None:
+    """The `@prefix todo:` line a scaffold wrote: a warning once every placeholder is filled in, and said with
+    the placeholders before that, so that a contributor deletes it in the same pass."""
     for name, namespace in parsed.prefixes.items():
         if namespace != TODO_NS:
             continue
         pattern = re.compile(rf"^\s*(@prefix|PREFIX)\s+{re.escape(name)}:", re.IGNORECASE)
         line = next((n for n, text in enumerate(parsed.text.splitlines(), 1) if pattern.match(text)), None)
-        report.add("todo-prefix-left", f"every placeholder is filled in, but the file still declares the prefix "
-                   f"{name}: for them", fix="delete the line: a data file declares only the prefixes it uses",
-                   file=parsed.display, line=line, focus=TODO_NS)
+        if filled:
+            report.add("todo-prefix-left", f"every placeholder is filled in, but the file still declares the prefix "
+                       f"{name}: for them", fix="delete the line: a data file declares only the prefixes it uses",
+                       file=parsed.display, line=line, focus=TODO_NS)
+        else:
+            report.notes.append(f"Once every placeholder of {parsed.display} is filled in, also delete its line "
+                                f"{line} (`@prefix {name}: <{TODO_NS}>`): nothing will use it.")
 
 
 def fix_for(vocab: Vocabulary, predicate: str, claim_property: str | None, *, is_iri: bool = True) -> str:
