@@ -1,10 +1,11 @@
 """`hpckg new claim ENTITY --property P --value V`: enrich any record, imported ones included.
 
 Most contributions are about machines the imports already hold (an operator's name, a GPU count from a press
-release, a status). The entity and an entity value are found by name or by the name a contribution refers to
-them by (`sys:top500-180357`), in data/ttl/ and in the built store (imports included), as `hpckg search` finds
-them; the property and a vocabulary value are checked against the ontology; a literal is written with the
-datatype the ontology gives the property. The claim goes to data/ttl/claims/<entity>.ttl (appended when the
+release, a status). The entity and an entity value are found by the name a contribution refers to them by
+(`sys:top500-180357`), or by their exact name (label, alias or name claim, any case) in data/ttl/ and in the
+built store, imports included (`hpckg search` finds them by other names, typos and words); the property and
+a vocabulary value are checked against the ontology; a literal is written with the datatype the ontology gives
+the property. The claim goes to data/ttl/claims/<entity>.ttl (appended when the
 file exists) with its source (an existing one, or a new one from --source-url) and a change entry; what hpckg
 cannot know (tier, basis, the source's title) stays a `todo:` placeholder that `hpckg check` explains.
 """
@@ -25,9 +26,9 @@ from hpckg.store import Store
 from hpckg.terms import XSD
 from hpckg.vocabulary import suggestion_text, vocabulary
 
-# The classes a value (or the entity) is looked up in by name, and the kinds `hpckg search` gives them.
-SEARCH_KINDS = {hpc("System"): "system", hpc("Site"): "site", hpc("Datacenter"): "site",
-                hpc("Organisation"): "organisation", hpc("PartModel"): "part", hpc("Country"): "country"}
+# The classes an entity (or an entity value whose property gives no class) is looked up in by name.
+NAMED_CLASSES = (hpc("System"), hpc("Site"), hpc("Datacenter"), hpc("Organisation"), hpc("PartModel"),
+                 hpc("Country"))
 LITERALS = {  # xsd datatype -> (pattern of its lexical form, what to write instead)
     "integer": (r"[+-]?\d+", "a whole number, such as 9408"),
     "nonNegativeInteger": (r"\+?\d+", "a whole number, such as 9408"),
@@ -123,18 +124,18 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str) ->
     iri = _as_iri(text)
     if iri is not None:
         label = _label_in_store(project, iri)
-        for rdf_class in classes or SEARCH_KINDS:
+        for rdf_class in classes or NAMED_CLASSES:
             if find_entity(project.data_dir, rdf_class, iri.rsplit("/", 1)[-1]) == iri:
                 return Found(iri, label or text, "data/ttl")
         if label is not None:
             return Found(iri, label, "the built store")
         raise InputError(f"{flag} {text!r} is neither in data/ttl/ nor in the built store; `hpckg search` finds "
                          "a record's name")
-    for rdf_class in classes or SEARCH_KINDS:
+    for rdf_class in classes or NAMED_CLASSES:
         found = find_entity(project.data_dir, rdf_class, text)
         if found:
             return Found(found, text, "data/ttl")
-    named = _named(project, text, set(classes or SEARCH_KINDS))
+    named = _named(project, text, set(classes or NAMED_CLASSES))
     if len(named) == 1:
         return Found(named[0].iri, named[0].label, "the built store")
     if named:
