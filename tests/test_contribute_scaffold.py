@@ -76,3 +76,14 @@ def test_an_existing_source_and_the_status_are_written_as_given(tmp_path: Path):
     with pytest.raises(InputError, match="not both"):
         new_system(session_project(), "Third", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path,
                    source="arxiv-2403-07648", source_url="https://example.org/x")
+
+
+def test_a_basis_placeholder_offers_only_what_a_person_writes(tmp_path: Path):
+    # Issue 36: the fix offered basis:imported and basis:dataset-gives-no-source for a hand-curated claim. The
+    # ontology marks the values only hpckg writes (hpc:machineOnly); the fix leaves them out.
+    path = new_system(session_project(), "Example", operator="Shanghai AI Lab", country="CN", out_dir=tmp_path)
+    report = check_files([path], project=session_project())
+    fixes = {p.fix for p in report.problems if p.focus == "https://w3id.org/hpckg/id/todo/basis"}
+    assert fixes and all("basis:reported" in fix and "basis:operator-stated" in fix for fix in fixes)
+    assert not any(word in fix for fix in fixes for word in ("basis:imported", "dataset-gives-no-source",
+                                                             "dataset-cites-record", "basis:derived"))

@@ -28,6 +28,7 @@ SKOS_DEFINITION = SKOS + "definition"
 SKOS_CONCEPT_SCHEME = SKOS + "ConceptScheme"
 VALUE_SCHEME = hpc("valueScheme")
 DISPLAY_ORDER = hpc("displayOrder")
+MACHINE_ONLY = hpc("machineOnly")
 PROPERTY_TYPES = frozenset({RDF + "Property", OWL + "ObjectProperty", OWL + "DatatypeProperty", hpc("ClaimProperty")})
 CLASS_TYPES = frozenset({OWL + "Class", RDFS + "Class"})
 
@@ -39,6 +40,7 @@ class Concept:
     label: str
     definition: str
     order: int
+    machine_only: bool = False  # hpc:machineOnly: only hpckg writes it (an importer's basis, a derivation's)
 
 
 @dataclass
@@ -48,9 +50,9 @@ class Scheme:
     comment: str
     concepts: list[Concept] = field(default_factory=list)
 
-    def values_text(self) -> str:
-        """'tier:verified, tier:reported or tier:lead'."""
-        names = [shorten(c.iri) for c in self.concepts]
+    def values_text(self, *, people: bool = False) -> str:
+        """'tier:verified, tier:reported or tier:lead'; people=True leaves out the values only hpckg writes."""
+        names = [shorten(c.iri) for c in self.concepts if not (people and c.machine_only)]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
@@ -147,9 +149,10 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
         for scheme in fields.get(SKOS_IN_SCHEME, []):
             if scheme.value in schemes:
                 order = [int(v.value) for v in fields.get(DISPLAY_ORDER, []) if isinstance(v, ox.Literal)]
+                machine = any(isinstance(v, ox.Literal) and v.value == "true" for v in fields.get(MACHINE_ONLY, []))
                 schemes[scheme.value].concepts.append(Concept(
                     iri, text(iri, SKOS_NOTATION) or iri.rsplit("/", 1)[-1], labels.get(iri, ""),
-                    text(iri, SKOS_DEFINITION) or comments.get(iri, ""), order[0] if order else 0))
+                    text(iri, SKOS_DEFINITION) or comments.get(iri, ""), order[0] if order else 0, machine))
     for scheme in schemes.values():
         # Concepts with a display order come in that order (tiers: verified first); the rest by notation.
         scheme.concepts.sort(key=lambda c: (-c.order if scheme.iri == hpc("TierScheme") else c.order, c.notation))

@@ -91,7 +91,9 @@ def fix_for(vocab: Vocabulary, predicate: str, claim_property: str | None, *, is
     """What may replace a placeholder written with `predicate` (for hpc:value: the claim's property)."""
     scheme = vocab.scheme_of_value(predicate, claim_property)
     if scheme is not None:
-        return f"replace it with {scheme.values_text()} ({scheme.label}; `hpckg vocab` says what each means)"
+        # A placeholder is a person's to fill: the values only hpckg writes (an importer's basis) are left out.
+        return (f"replace it with {scheme.values_text(people=True)} ({scheme.label}; `hpckg vocab` says what each "
+                "means)")
     if predicate == HPC_AS_OF:
         return ("replace it with the date the source gives for the fact (its publication date, or the date it "
                 'says the fact held), such as "2024-06"^^xsd:gYearMonth; delete hpc:asOf if the source gives none. '
