@@ -77,7 +77,9 @@ def test_every_canned_query_answers_real_imports_the_same(imports, graph_group_w
     # Virtuoso plans a query by the data it holds: on the seed alone every plan answers (see
     # test_every_canned_query_answers_the_same_on_virtuoso); on imports some did not, or wrongly.
     server, embedded = imports
-    remote = RemoteStore(server.sparql, timeout=60, graph_group=graph_group_wanted)
+    # Per query: a seconds-long query ran past 60 s once while the suite filled both cores (system-moves, CI of
+    # e2a53ac); what this test compares is the answers, not Virtuoso's speed under load.
+    remote = RemoteStore(server.sparql, timeout=180, graph_group=graph_group_wanted)
     group = graph_group(remote.generation())
     assert remote.default_graph() == ([group] if graph_group_wanted else embedded.named_graphs())
     failures = [f"{query.name}: {problem}" for query in canned_queries(session_project())
