@@ -197,3 +197,47 @@ def test_check_reviews_against_the_curated_graph_unless_asked_for_the_imports(tm
     assert "imported dataset graphs (TOP500, Epoch AI) were not loaded" in text(plain)[0]
     full = run_hpckg("check", str(target), "--with-imports", cwd=project)
     assert "were not loaded" not in text(full)[0] and full.returncode == plain.returncode
+
+
+def test_which_properties_may_hold_several_values_is_the_ontologys_word(tmp_path):
+    # Issue 36: the check kept its own list of multi-valued properties, which differed from the ontology's
+    # hpc:multiValued (that the build's conflicts query and shapes read): a second headquarters was "another
+    # value" to the check and a conflict to the build.
+    claim = tmp_path / "nvidia-headquarters.ttl"
+    claim.write_text("""\
+@prefix hpc:        <https://w3id.org/hpckg/ontology#> .
+@prefix rdfs:       <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd:        <http://www.w3.org/2001/XMLSchema#> .
+@prefix prov:       <http://www.w3.org/ns/prov#> .
+@prefix dcterms:    <http://purl.org/dc/terms/> .
+@prefix schema:     <https://schema.org/> .
+@prefix orgn:       <https://w3id.org/hpckg/id/org/> .
+@prefix country:    <https://w3id.org/hpckg/id/country/> .
+@prefix src:        <https://w3id.org/hpckg/id/source/> .
+@prefix claim:      <https://w3id.org/hpckg/id/claim/> .
+@prefix chg:        <https://w3id.org/hpckg/id/change/> .
+@prefix tier:       <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis:      <https://w3id.org/hpckg/vocab/basis/> .
+@prefix rank:       <https://w3id.org/hpckg/vocab/rank/> .
+@prefix sourcekind: <https://w3id.org/hpckg/vocab/source-kind/> .
+
+claim:nvidia-headquarters-taiwan a hpc:Claim ;
+    hpc:about orgn:nvidia ; hpc:property hpc:headquarters ; hpc:value country:TW ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
+    prov:hadPrimarySource src:example-news-nvidia .
+
+src:example-news-nvidia a hpc:Source ;
+    dcterms:title "NVIDIA moves its headquarters"@en ;
+    schema:url <https://news.example.org/nvidia-headquarters> ;
+    dcterms:issued "2026-11-02"^^xsd:date ;
+    hpc:sourceKind sourcekind:news-article .
+
+chg:nvidia-2026-12-07 a hpc:ChangeEntry ;
+    hpc:changedEntity orgn:nvidia ;
+    dcterms:date "2026-12-07"^^xsd:date ;
+    rdfs:comment "NVIDIA: a news article gives another headquarters"@en .
+""", encoding="utf-8")
+    report = check_files([claim], project=session_project())
+    [review] = report.claims
+    assert review.verdict == "conflicts", report.to_text()
+    assert report.codes() == {"conflict"}

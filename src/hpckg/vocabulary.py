@@ -29,6 +29,7 @@ SKOS_CONCEPT_SCHEME = SKOS + "ConceptScheme"
 VALUE_SCHEME = hpc("valueScheme")
 DISPLAY_ORDER = hpc("displayOrder")
 MACHINE_ONLY = hpc("machineOnly")
+MULTI_VALUED = hpc("multiValued")
 PROPERTY_TYPES = frozenset({RDF + "Property", OWL + "ObjectProperty", OWL + "DatatypeProperty", hpc("ClaimProperty")})
 CLASS_TYPES = frozenset({OWL + "Class", RDFS + "Class"})
 
@@ -65,6 +66,7 @@ class Property:
     scheme: str | None
     is_claim_property: bool
     kinds: frozenset[str] = frozenset()
+    multi_valued: bool = False  # hpc:multiValued: several values at once are not a conflict
 
     def expects(self, vocabulary: Vocabulary) -> str:
         """What a value of this property is, in words: 'a part model (hpc:PartModel)', 'one of tier:...'."""
@@ -111,6 +113,11 @@ class Vocabulary:
         return prop.range
 
 
+def _true(values: list[ox.Term]) -> bool:
+    """Whether an annotation's values say true (hpc:machineOnly, hpc:multiValued)."""
+    return any(isinstance(v, ox.Literal) and v.value in ("true", "1") for v in values)
+
+
 @lru_cache(maxsize=4)
 def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
     by_subject: dict[str, dict[str, list[ox.Term]]] = defaultdict(lambda: defaultdict(list))
@@ -140,7 +147,7 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
                       first_iri(iri, VALUE_SCHEME), hpc("ClaimProperty") in kinds
                       or any(hpc(k) in kinds for k in ("PerformanceProperty", "ComponentProperty", "TimelineProperty",
                                                        "LineageProperty", "DatacenterMetricProperty")),
-                      frozenset(kinds))
+                      frozenset(kinds), _true(by_subject[iri].get(MULTI_VALUED, [])))
         for iri, kinds in types.items() if iri.startswith(ONTOLOGY) and (kinds & PROPERTY_TYPES or any(
             k.startswith(ONTOLOGY) and k.endswith("Property") for k in kinds))}
     schemes = {iri: Scheme(iri, labels.get(iri, shorten(iri)), comments.get(iri, ""))
@@ -149,7 +156,7 @@ def _load(files: tuple[tuple[str, int], ...]) -> Vocabulary:
         for scheme in fields.get(SKOS_IN_SCHEME, []):
             if scheme.value in schemes:
                 order = [int(v.value) for v in fields.get(DISPLAY_ORDER, []) if isinstance(v, ox.Literal)]
-                machine = any(isinstance(v, ox.Literal) and v.value == "true" for v in fields.get(MACHINE_ONLY, []))
+                machine = _true(fields.get(MACHINE_ONLY, []))
                 schemes[scheme.value].concepts.append(Concept(
                     iri, text(iri, SKOS_NOTATION) or iri.rsplit("/", 1)[-1], labels.get(iri, ""),
                     text(iri, SKOS_DEFINITION) or comments.get(iri, ""), order[0] if order else 0, machine))

@@ -42,9 +42,6 @@ from hpckg.vocabulary import vocabulary
 
 # A contribution may point an existing claim at its correction; nothing else about another file's entity.
 ALLOWED_ON_OTHERS = {hpc("supersededBy")}
-# Claim properties that legitimately hold several values at once: different values are not a conflict.
-MULTI_VALUED = {hpc(p) for p in ("relatedSystem", "statedPlan", "forecast", "detail", "purpose",
-                                 "spunOffFrom", "headquarters")}
 
 
 def _lexical(value: Value | None) -> str | None:
@@ -292,6 +289,11 @@ def _system_of(context: GraphContext, entity: str | None) -> str | None:
 def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report: CheckReport) -> None:
     """Each claim of the file against the existing claims on its entity and property: a conflict is a
     problem; every claim gets its line in the review (adds, agrees, another value, conflicts)."""
+    properties = vocabulary(context.project.ontology_dir).properties
+
+    def multi_valued(prop: str | None) -> bool:
+        return prop in properties and properties[prop].multi_valued
+
     by_key: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     for claim in context.claims.values():
         if not context.mine(claim) and claim.about and claim.property and claim.value is not None:
@@ -302,7 +304,7 @@ def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report:
                     if o.rank != RANK_DEPRECATED and claim.iri not in o.superseded_by]
         agreeing = [o.iri for o in existing if claim.value is not None and _same_value(claim.value, o.value)]
         conflicting = []
-        if claim.value is not None and claim.property not in MULTI_VALUED and claim.rank != RANK_DEPRECATED:
+        if claim.value is not None and not multi_valued(claim.property) and claim.rank != RANK_DEPRECATED:
             for other in existing:
                 if (set(other.sources) & set(claim.sources) or other.iri in claim.superseded_by
                         or _same_value(claim.value, other.value)):
