@@ -57,3 +57,22 @@ def test_paste_a_draft_and_see_the_review_and_the_rendered_page(server, browser:
     assert levels.count(1) == 1 and levels[0] == 1, levels
     assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), levels
     assert len(re.findall(r"<main[\s>]", dom)) == 1
+
+
+def test_fill_in_the_claim_form_for_an_imported_machine(server, browser: Browser):
+    # Issue 36: a claim about a machine TOP500 lists, by its name, typed into the form as a person types it.
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with browser.tab("1280,2600"):
+        browser.navigate(server.url + urls.contribute())
+        for field, value in (("c-record", "JUPITER Booster"), ("c-property", "purpose"),
+                             ("c-value", "AI and simulation"), ("c-source", "https://example.org/jupiter")):
+            browser.evaluate(f"document.getElementById('{field}').focus()")
+            browser.send("Input.insertText", text=value)
+        browser.evaluate("document.querySelector('form.claim-form button[type=submit]').click()")
+        browser.wait_for("document.getElementById('turtle')")
+        browser.screenshot(ARTIFACTS / "contribute-claim.png")
+        turtle = str(browser.evaluate("document.querySelector('#turtle pre').textContent"))
+        review = str(browser.evaluate("document.getElementById('review').textContent"))
+    assert "hpc:property hpc:purpose ; hpc:value \"AI and simulation\"" in turtle
+    assert re.search(r"hpc:about sys:top500-\d+ ;", turtle), turtle  # TOP500's record, found by its name
+    assert "todo:basis" in review  # what is left to decide, reviewed as `hpckg check` reviews it

@@ -140,6 +140,36 @@ def test_the_system_form_writes_the_scaffold_with_tier_and_as_of(server):
     assert bad.status_code == 200 and "is not an ISO 3166-1 alpha-2 code" in visible(bad.text)
 
 
+def test_the_claim_form_enriches_a_record_the_graph_holds(server):
+    # Issue 36: the Contribute page had a form for a new system only; most contributions enrich a record
+    # the graph already holds, as `hpckg new claim` does on the command line.
+    response = post(server, {"action": "claim", "record": "Kalos", "property": "purpose",
+                             "value": "LLM training", "source_url": "https://news.example.org/kalos",
+                             "tier": "reported", "as_of": "2024-04"})
+    assert response.status_code == 200
+    turtle = html.unescape(re.search(r"(?s)<section id=\"turtle\".*?<pre>(.*?)</pre>", response.text).group(1))
+    assert "claim:kalos-purpose a hpc:Claim" in turtle
+    assert 'hpc:about sys:kalos ; hpc:property hpc:purpose ; hpc:value "LLM training"' in turtle
+    assert "hpc:tier tier:reported" in turtle and 'hpc:asOf "2024-04"^^xsd:gYearMonth' in turtle
+    assert "schema:url <https://news.example.org/kalos>" in turtle
+    # what the contributor still decides (the basis, the new source's title, date and kind) is reviewed as
+    # `hpckg check` reviews the same text
+    review = visible(section(response.text, "review"))
+    assert "1 claim (1 reported)" in review and "todo:basis" in review and "todo:source-kind" in review, review
+    # an entity value is found by its name among the property's range, as `hpckg new claim` finds it
+    operator = post(server, {"action": "claim", "record": "sys:kalos", "property": "operator",
+                             "value": "Shanghai AI Laboratory"})
+    operator_turtle = html.unescape(re.search(r"(?s)<section id=\"turtle\".*?<pre>(.*?)</pre>",
+                                              operator.text).group(1))
+    assert "hpc:property hpc:operator ; hpc:value orgn:shanghai-ai-lab" in operator_turtle
+    for form, said in ((dict(record="Kalos", property="purpos", value="x"), "is not a claim property"),
+                       (dict(record="No such machine", property="purpose", value="x"), "is not the name of a record"),
+                       (dict(record="Kalos", property="nodeCount", value="many"), "is a whole number")):
+        bad = post(server, {"action": "claim", **form})
+        assert bad.status_code == 200 and said in visible(bad.text), form
+        assert 'id="form-error"' in bad.text and 'id="review"' not in bad.text
+
+
 def test_an_oversize_body_is_refused_with_413(server):
     response = post(server, {"action": "turtle", "turtle": "# " + "x" * (300 * 1024)})
     assert response.status_code == 413

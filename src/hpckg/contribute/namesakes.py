@@ -36,15 +36,24 @@ def namesakes(store_path: Path | str, name: str, class_local: str | tuple[str, .
     `name` (none when there is no built store on disk)."""
     if not isinstance(store_path, Path) or not store_path.exists():
         return []
+    return _namesakes(ox.Store.read_only(str(store_path)), name, class_local, union=True)
+
+
+def namesakes_in(store, name: str, class_local: str | tuple[str, ...]) -> list[Namesake]:
+    """The same in an open hpckg store (embedded or a SPARQL server: the generation the site serves)."""
+    return _namesakes(store, name, class_local, union=False)
+
+
+def _namesakes(store, name: str, class_local: str | tuple[str, ...], *, union: bool) -> list[Namesake]:
     wanted = " ".join(name.split()).lower()
     if not name_key(wanted):
         return []
-    store = ox.Store.read_only(str(store_path))
     # The name goes in as a literal serialised by pyoxigraph (escaped), never as text pasted into the query.
     classes = (class_local,) if isinstance(class_local, str) else class_local
     query = NAMESAKES % {"wanted": str(ox.Literal(wanted)), "classes": " ".join(f"<{hpc(c)}>" for c in classes)}
     found: dict[str, Namesake] = {}
-    for row in store.query(query, use_default_graph_as_union=True):
+    rows = store.query(query, use_default_graph_as_union=True) if union else store.query(query, prefixes=False)
+    for row in rows:
         iri = row["entity"].value
         label = row["label"].value if row["label"] is not None else name
         found.setdefault(iri, Namesake(shorten(iri), label, dataset_of(row["g"].value), iri))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,31 +51,60 @@ class Found:
     where: str  # "data/ttl" or "the built store"
 
 
+# How a scaffold finds the record a name or IRI gives: (text, classes or None for any named class, the flag
+# or field it came from) -> Found, or InputError. `hpckg new claim` reads data/ttl/ and the built store
+# (resolve); the site's Contribute form reads the store it serves (StoreResolver).
+Resolver = Callable[[str, "set[str] | None", str], "Found"]
+
+
 def new_claim(project: Project, about: str, *, prop: str, value: str, source: str | None = None,
               source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
               basis: str | None = None, today: dt.date | None = None) -> Written:
     """Write one claim about the record `about` names (see the module docstring); return where it went."""
-    vocab = vocabulary(project.ontology_dir)
-    prop_iri = _property(prop, vocab)
-    entity = resolve(project, about, None, "the entity")
-    value_text = _value(project, vocab, prop_iri, value)
     if source is not None and source_url is not None:
         raise InputError("give the source either as --source (one already in data/ttl/sources.ttl or the built store) "
                          "or as --source-url (a new one), not both")
-    local = _local(entity.iri)
-    today = today or dt.date.today()
-    target = project.data_dir / "claims" / f"{local}.ttl"
+
+    def find(text: str, classes: set[str] | None, flag: str) -> Found:
+        return resolve(project, text, classes, flag)
+
+    entity = find(about, None, "the entity")
+    target = project.data_dir / "claims" / f"{_local(entity.iri)}.ttl"
     existing = target.read_text(encoding="utf-8") if target.exists() else ""
+    source_ref = shorten(find(source, {hpc("Source")}, "--source").iri) if source is not None else None
+    block, claim_iri = claim_block(project.ontology_dir, entity, find, prop=prop, value=value, source_ref=source_ref,
+                                   source_url=source_url, as_of=as_of, tier=tier, basis=basis,
+                                   today=today or dt.date.today(), existing=existing)
+    if existing:
+        return _append(target, block, claim_iri)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("x", encoding="utf-8") as handle:
+        handle.write(claim_file_header(entity) + prefix_block() + block)
+    return Written(target, claim_iri, appended=False)
+
+
+def claim_file_header(entity: Found) -> str:
+    return (f"# Claims about {entity.label} ({shorten(entity.iri)}), written by `hpckg new claim`. Replace every "
+            "TODO (text and todo:\n# IRIs); `hpckg check` fails until none is left. See CONTRIBUTING.md.\n")
+
+
+def claim_block(ontology_dir: Path, entity: Found, find: Resolver, *, prop: str, value: str,
+                source_ref: str | None, source_url: str | None, as_of: str | None, tier: str | None,
+                basis: str | None, today: dt.date, existing: str = "") -> tuple[str, str]:
+    """The Turtle of one claim about `entity` (with a new source at `source_url`, or citing `source_ref`, else a
+    placeholder) and its change entry unless `existing` (the file's text so far) has today's; and the claim's
+    IRI. An entity value is found with `find`."""
+    vocab = vocabulary(ontology_dir)
+    prop_iri = _property(prop, vocab)
+    value_text = _value(ontology_dir, find, vocab, prop_iri, value)
+    local = _local(entity.iri)
     prop_local = prop_iri.rsplit("#", 1)[-1]
     claim = _fresh(f"{local}-{_kebab(prop_local)}", existing)
     if source_url is not None:
         if not source_url.startswith(("https://", "http://")):
             raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
         source_ref = f"src:{_fresh(f'{claim}-source', existing)}"
-    elif source is not None:
-        source_ref = shorten(resolve(project, source, {hpc("Source")}, "--source").iri)
-    else:
-        source_ref = "todo:source"
+    source_ref = source_ref or "todo:source"
     lines = [f"claim:{claim} a hpc:Claim",
              f"    hpc:about {shorten(entity.iri)} ; hpc:property hpc:{prop_local} ; hpc:value {value_text}",
              f"    hpc:tier {_concept(tier, 'tier', vocab, '--tier')} ; "
@@ -105,15 +135,51 @@ def new_claim(project: Project, about: str, *, prop: str, value: str, source: st
     dcterms:date "{today.isoformat()}"^^xsd:date ;
     rdfs:comment "{_escape(entity.label)}: TODO: what this change adds, in a few words"@en .
 """
-    claim_iri = PREFIXES["claim"] + claim
-    if existing:
-        return _append(target, block, claim_iri)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    header = (f"# Claims about {entity.label} ({shorten(entity.iri)}), written by `hpckg new claim`. Replace every "
-              "TODO (text and todo:\n# IRIs); `hpckg check` fails until none is left. See CONTRIBUTING.md.\n")
-    with target.open("x", encoding="utf-8") as handle:
-        handle.write(header + prefix_block() + block)
-    return Written(target, claim_iri, appended=False)
+    return block, PREFIXES["claim"] + claim
+
+
+def draft_claim(ontology_dir: Path, find: Resolver, about: str, *, prop: str, value: str,
+                source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
+                basis: str | None = None, today: dt.date) -> str:
+    """The Turtle `hpckg new claim` writes into a new claims file, as text (the site's Contribute form): the
+    record and an entity value are found with `find` (StoreResolver: the store the site serves)."""
+    entity = find(about, None, "the record")
+    block, _ = claim_block(ontology_dir, entity, find, prop=prop, value=value, source_ref=None,
+                           source_url=source_url, as_of=as_of, tier=tier, basis=basis, today=today)
+    return claim_file_header(entity) + prefix_block() + block
+
+
+class StoreResolver:
+    """Finds records in one store (the generation the site serves; a SPARQL server's too): by IRI or prefixed
+    name (sys:top500-180357), or by exact name (label, alias or name claim, any case) among `classes`."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def __call__(self, text: str, classes: set[str] | None, flag: str) -> Found:
+        from hpckg.contribute.namesakes import namesakes_in
+
+        text = text.strip()
+        if not text:
+            raise InputError(f"give {flag}: a name or a sys:/site:/orgn:/part: name")
+        iri = _as_iri(text)
+        if iri is not None:
+            # `iri` matched _as_iri's pattern: no character that could end the IRI
+            query = f"SELECT ?label WHERE {{ <{iri}> ?p ?o OPTIONAL {{ <{iri}> rdfs:label ?label }} }} LIMIT 1"
+            rows = list(self.store.query(query))
+            if not rows:
+                raise InputError(f"{flag} {text!r} is not in this graph; the search box finds a record's name")
+            label = rows[0]["label"]
+            return Found(iri, label.value if label is not None else shorten(iri), "this graph")
+        named = namesakes_in(self.store, text, tuple(sorted(c.rsplit("#", 1)[-1] for c in classes or NAMED_CLASSES)))
+        if len(named) == 1:
+            return Found(named[0].iri, named[0].label, "this graph")
+        if named:
+            listed = "; ".join(f"{n.name} ({n.label}, {n.dataset})" for n in named)
+            raise InputError(f"{flag} {text!r} names {len(named)} records: {listed}; give the one you mean by its "
+                             "sys:/site:/orgn:/part: name")
+        raise InputError(f"{flag} {text!r} is not the name of a record in this graph; the search box finds records "
+                         "by other names and with typos")
 
 
 def resolve(project: Project, text: str, classes: set[str] | None, flag: str) -> Found:
@@ -250,14 +316,14 @@ def _property(prop: str, vocab) -> str:
     return iri
 
 
-def _value(project: Project, vocab, prop_iri: str, value: str) -> str:
+def _value(ontology_dir: Path, find: Resolver, vocab, prop_iri: str, value: str) -> str:
     prop = vocab.properties[prop_iri]
     local = prop_iri.rsplit("#", 1)[-1]
     if prop.scheme:
-        return vocabulary_value(value, local, "--value", project.ontology_dir)
+        return vocabulary_value(value, local, "--value", ontology_dir)
     if prop.range and not prop.range.startswith(XSD):
         classes = {prop.range} | ({hpc("Datacenter")} if prop.range == hpc("Site") else set())
-        return shorten(resolve(project, value, classes, "--value").iri)
+        return shorten(find(value, classes, "--value").iri)
     if prop.range:
         datatype = prop.range.removeprefix(XSD)
         pattern, wanted = LITERALS.get(datatype, (None, None))

@@ -31,11 +31,13 @@ from starlette.responses import Response
 from hpckg.contribute.check import KINDS, check_draft
 from hpckg.contribute.neighbourhood import SystemNames, TooBroad
 from hpckg.contribute.scaffold import draft_system
+from hpckg.contribute.scaffold_claim import StoreResolver, draft_claim
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.references import kind_of
 from hpckg.serve.responses import INTERNAL, HttpError, html_response
 from hpckg.serve.views import Html, Views
+from hpckg.vocabulary import vocabulary
 
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
@@ -50,6 +52,7 @@ MAX_AROUND = 200_000  # triples of the served graph a review may read (a system'
 DRAFT_NAME = "draft.ttl"
 PAGE_KINDS = {"system": "System", "site": "Site", "org": "Organisation", "part": "PartModel"}
 FORM_FIELDS = ("name", "operator", "site", "country", "part", "nodes", "per_node", "source_url", "tier", "as_of")
+CLAIM_FIELDS = ("record", "property", "value", "source_url", "tier", "as_of")
 TIERS = ("verified", "reported", "lead")
 
 
@@ -99,7 +102,9 @@ class Outcome:
     turtle: str = ""
     pages: list[Preview] = field(default_factory=list)
     form: dict[str, str] = field(default_factory=lambda: dict.fromkeys(FORM_FIELDS, ""))
+    claim_form: dict[str, str] = field(default_factory=lambda: dict.fromkeys(CLAIM_FIELDS, ""))
     form_error: str | None = None
+    written: bool = False  # the Turtle was written from one of the forms (shown apart from the review)
 
 
 def _main_of(page: str) -> str:
@@ -157,6 +162,20 @@ def form_turtle(form: dict[str, str], known) -> str:
                         as_of=form.get("as_of", "").strip() or None, known=known, today=dt.date.today())
 
 
+def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir) -> str:
+    """The Turtle of `hpckg new claim` for the claim form's fields: the record and an entity value found by name
+    or sys:/site:/orgn:/part: name in the store the site serves."""
+    record, prop, value = (form.get(k, "").strip() for k in ("record", "property", "value"))
+    if not record or not prop or not value:
+        raise InputError("give the record (its name, or a name such as sys:kalos), the property and the value")
+    tier = form.get("tier", "").strip() or None
+    if tier is not None and tier not in TIERS:
+        raise InputError(f"the tier is one of {', '.join(TIERS)}")
+    return draft_claim(ontology_dir, StoreResolver(store), record, prop=prop, value=value,
+                       source_url=form.get("source_url", "").strip() or None, tier=tier,
+                       as_of=form.get("as_of", "").strip() or None, today=dt.date.today())
+
+
 class ContributePage:
     """The /contribute handlers, bound to the server's Service."""
 
@@ -176,9 +195,11 @@ class ContributePage:
 
     def page(self, outcome: Outcome | None = None) -> Html:
         outcome = outcome or Outcome()
+        properties = vocabulary(self.service.settings.project.ontology_dir).properties.values()
         return Html("Contribute", "contribute.html", {
             "outcome": outcome, "tiers": TIERS, "max_draft": MAX_DRAFT, "draft_name": DRAFT_NAME,
-            "kinds": KINDS})
+            "kinds": KINDS, "claim_properties": sorted((p.iri.rsplit("#", 1)[-1], p.label)
+                                                       for p in properties if p.is_claim_property)})
 
     async def get(self, request: Request) -> Response:
         return html_response(self.page())
@@ -246,14 +267,18 @@ class ContributePage:
 
     def _review(self, form: dict[str, str]) -> Outcome:
         service = self.service
-        outcome = Outcome(form={k: form.get(k, "") for k in FORM_FIELDS})
+        action = form.get("action")
+        outcome = Outcome(form={k: form.get(k, "") if action == "form" else "" for k in FORM_FIELDS},
+                          claim_form={k: form.get(k, "") if action == "claim" else "" for k in CLAIM_FIELDS})
         store = service.store  # the generation this request started on
-        if form.get("action") == "form":
+        if action in ("form", "claim"):
             try:
-                outcome.turtle = form_turtle(form, lambda iri: service.views.exists(iri))
+                outcome.turtle = (form_turtle(form, lambda iri: service.views.exists(iri)) if action == "form"
+                                  else claim_turtle(form, store, service.settings.project.ontology_dir))
             except InputError as error:
                 outcome.form_error = str(error)
                 return outcome
+            outcome.written = True
         else:
             outcome.turtle = form.get("turtle", "")
         if not outcome.turtle.strip():
