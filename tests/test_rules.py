@@ -577,3 +577,61 @@ def test_a_stated_operator_is_never_second_guessed_by_a_linked_record():
 claim:listed-operator a hpc:Claim ; hpc:about sys:listed ; hpc:property hpc:operator ; hpc:value orgn:stated ;
     hpc:tier tier:reported ; prov:hadPrimarySource src:paper .""")
     assert linked_operators(store, "listed") == []
+
+
+def sourcing(store: Store) -> dict[str, tuple[int, int, int]]:
+    return {row["s"].value.removeprefix(ID + "system/"): (int(row["c"].value), int(row["v"].value), int(row["i"].value))
+            for row in store.query("SELECT ?s ?c ?v ?i WHERE { ?s hpc:claimCount ?c ; hpc:verifiedClaimCount ?v ; "
+                                   "hpc:independentClaimCount ?i }")}
+
+
+def test_sourcing_figures_count_each_systems_claims_and_their_components_but_not_derived_ones():
+    # Issue 38: weakly- and weakest-sourced-systems counted every claim of the graph per query (4-7 s on the full
+    # import, 10 s on Virtuoso for two editions); the build counts them once (rule 40-system-sourcing).
+    store = derive(
+        system("alpha", "one", [f"{REPORTED} ; hpc:value 100",
+                                "hpc:property hpc:quantity ; hpc:tier tier:verified ; hpc:value 100"])
+        + "src:news a hpc:Source ; hpc:sourceKind <https://w3id.org/hpckg/vocab/source-kind/aggregator> .\n"
+        + system("beta", None, ["hpc:property hpc:quantity ; hpc:tier tier:lead ; hpc:value 5"]).replace(
+            "src:paper", "src:news")
+        + "claim:beta-guess a hpc:Claim ; hpc:about sys:beta ; hpc:property hpc:nodeCount ; hpc:value 2 ;"
+          " hpc:tier tier:lead ; hpc:basis basis:machine-generated ; prov:hadPrimarySource src:paper .\n"
+        + "sys:gamma a hpc:System ; hpc:slug \"gamma\" .\n")
+    # alpha: its site claim and two quantities (one verified), all from the paper; the site total rule 30
+    # derives is about the site, and rule 25's derived claims are left out. beta: an aggregator's quantity and
+    # a machine-generated node count: no independent claim. gamma: no claim at all, every count 0.
+    assert sourcing(store) == {"alpha": (3, 1, 3), "beta": (2, 0, 0), "gamma": (0, 0, 0)}
+
+
+@pytest.mark.imports
+def test_on_real_imports_the_sourcing_figures_are_the_counts_of_the_claims():
+    """Two real TOP500 editions and Epoch AI's data (the website tests' store): each system's three figures are
+    what counting its claims, and its components', says (the count weakly- and weakest-sourced-systems made
+    per query before rule 40 made it per build)."""
+    import stores
+
+    store = Store(stores.website().store, read_only=True)
+
+    def column(query: str) -> list[tuple[str, ...]]:
+        return [tuple(term.value for term in row) for row in store.query(query)]
+
+    # Counted in Python from plain scans, independently of the rule's SPARQL.
+    systems = {s for (s,) in column("SELECT ?s WHERE { ?s a hpc:System }")}
+    system_of = {c: s for c, s in column("SELECT ?c ?s WHERE { ?c hpc:componentOf ?s }")} | {s: s for s in systems}
+    derived = {c for (c,) in column("SELECT ?c WHERE { ?c a hpc:DerivedClaim }")}
+    about = [(c, e) for c, e in column("SELECT ?c ?e WHERE { ?c a hpc:Claim ; hpc:about ?e }") if c not in derived]
+    verified = {c for (c,) in column("SELECT ?c WHERE { ?c hpc:tier tier:verified }")}
+    aggregators = {s for (s,) in column("SELECT ?s WHERE { ?s hpc:sourceKind sourcekind:aggregator }")}
+    machine = {c for (c,) in column("SELECT ?c WHERE { ?c hpc:basis basis:machine-generated }")}
+    independent = {c for c, s in column("SELECT ?c ?s WHERE { ?c prov:hadPrimarySource ?s }")
+                   if s not in aggregators and c not in machine}
+    claims_of: dict[str, set[str]] = {s: set() for s in systems}
+    for claim, entity in about:
+        if entity in system_of and system_of[entity] in claims_of:
+            claims_of[system_of[entity]].add(claim)
+    counted = {s.removeprefix(ID + "system/"): (len(cs), len(cs & verified), len(cs & independent))
+               for s, cs in claims_of.items()}
+    figures = sourcing(store)
+    store.close()
+    assert len(counted) > 1_000 and sum(c for c, _, _ in counted.values()) > 10_000
+    assert figures == counted
