@@ -8,6 +8,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -19,7 +20,7 @@ from hpckg.names import SlugError, is_slug, name_keys, slugify
 from hpckg.namespaces import PREFIXES, entity, hpc
 from hpckg.project import Project
 from hpckg.store import parse_file
-from hpckg.terms import RDF_TYPE, RDFS_LABEL, SKOS_ALT_LABEL
+from hpckg.terms import RDF_TYPE, RDFS_LABEL, SCHEMA_URL, SKOS_ALT_LABEL
 
 LABELS = (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug"))
 # What an as-of date is, where `hpckg new` cannot know it; `hpckg check` explains it until it is replaced.
@@ -37,21 +38,48 @@ def find_entity(data_dir: Path, rdf_class: str, name: str) -> str | None:
         wanted.add(slugify(name))
     except SlugError:
         pass  # a name in another script is matched by its keys and its exact text
-    typed, names = set(), {}
-    for path in sorted(data_dir.rglob("*.ttl")):
-        try:
-            quads = parse_file(path, format=rdf_format("ttl"))
-        except RdfSyntaxError:
-            continue
-        for q in quads:
-            if q.predicate.value == RDF_TYPE and q.object.value == rdf_class:
-                typed.add(q.subject.value)
-            elif q.predicate.value in LABELS and isinstance(q.object, ox.Literal):
-                names.setdefault(q.subject.value, set()).update(name_keys(q.object.value) | {q.object.value})
-    for iri in sorted(typed):
-        if names.get(iri, set()) & wanted:
+    index = curated_index(data_dir)
+    for iri in sorted(index.typed.get(rdf_class, ())):
+        if index.names.get(iri, set()) & wanted:
             return iri
     return None
+
+
+@dataclass(frozen=True)
+class CuratedIndex:
+    """What the scaffolds look up in data/ttl/: each class's entities, each entity's names, the sources' web
+    addresses."""
+
+    typed: dict[str, set[str]]  # class IRI -> entities typed with it
+    names: dict[str, set[str]]  # entity -> its slug, labels and aliases, with their name keys
+    urls: dict[str, str]  # schema:url -> the source at it
+
+
+def curated_index(data_dir: Path) -> CuratedIndex:
+    """The index of the .ttl files under `data_dir`, read once while none of them changes: one scaffold looks
+    up its entity, its values and its source in it (each lookup parsed every file again)."""
+    files = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(data_dir.rglob("*.ttl")))
+    return _index(files)
+
+
+@lru_cache(maxsize=2)
+def _index(files: tuple[tuple[str, int, int], ...]) -> CuratedIndex:
+    typed: dict[str, set[str]] = {}
+    names: dict[str, set[str]] = {}
+    urls: dict[str, str] = {}
+    for name, _, _ in files:
+        try:
+            quads = parse_file(Path(name), format=rdf_format("ttl"))
+        except RdfSyntaxError:
+            continue  # a broken file is `hpckg check`'s to report, not the scaffold's
+        for q in quads:
+            if q.predicate.value == RDF_TYPE:
+                typed.setdefault(q.object.value, set()).add(q.subject.value)
+            elif q.predicate.value in LABELS and isinstance(q.object, ox.Literal):
+                names.setdefault(q.subject.value, set()).update(name_keys(q.object.value) | {q.object.value})
+            elif q.predicate.value == SCHEMA_URL:
+                urls.setdefault(q.object.value, q.subject.value)
+    return CuratedIndex(typed, names, urls)
 
 
 @dataclass

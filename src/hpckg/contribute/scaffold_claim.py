@@ -262,18 +262,11 @@ def source_at(project: Project, url: str | None) -> str | None:
     source for the same document would split its checks and its citations."""
     if not url:
         return None
-    from hpckg.formats import rdf_format
-    from hpckg.store import parse_file
+    from hpckg.contribute.scaffold import curated_index
     from hpckg.terms import SCHEMA_URL
 
-    for path in sorted(project.data_dir.rglob("*.ttl")):
-        try:
-            quads = parse_file(path, format=rdf_format("ttl"))
-        except Exception:  # noqa: BLE001 - a broken file is check's to report, not the scaffold's
-            continue
-        for quad in quads:
-            if quad.predicate.value == SCHEMA_URL and quad.object.value == url:
-                return quad.subject.value
+    if url in (urls := curated_index(project.data_dir).urls):
+        return urls[url]
     store = _open_store(project)
     if store is None:
         return None
