@@ -635,3 +635,23 @@ def test_on_real_imports_the_sourcing_figures_are_the_counts_of_the_claims():
     store.close()
     assert len(counted) > 1_000 and sum(c for c, _, _ in counted.values()) > 10_000
     assert figures == counted
+
+
+def test_disagreements_pair_live_claims_of_one_date_whose_values_differ():
+    # Issue 38: the conflicts query and the claim-conflict shape paired every claim with every other (14.7 s on
+    # the full import, and as long again in validation); rule 45 pairs them once for both.
+    claim = ("claim:{name} a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:{prop} ; hpc:value {value} ;"
+             " hpc:tier tier:reported ; prov:hadPrimarySource src:{source} {extra}.\n")
+    store = derive("sys:alpha a hpc:System .\n" + "".join(claim.format(name=n, prop=p, value=v, source=s, extra=e) for
+                                                        n, p, v, s, e in (
+        ("a", "rmax", "100", "one", '; hpc:asOf "2024"^^xsd:gYear '),
+        ("b", "rmax", "120.0", "two", '; hpc:asOf "2024"^^xsd:gYear '),   # differs from a: a pair
+        ("c", "rmax", "100.0", "three", '; hpc:asOf "2024"^^xsd:gYear '),  # equals a as a number; differs from b
+        ("d", "rmax", "90", "four", '; hpc:asOf "2023"^^xsd:gYear '),    # another date: no pair
+        ("e", "rmax", "80", "five", '; hpc:asOf "2024"^^xsd:gYear ; hpc:rank rank:deprecated '),  # not live
+        ("f", "rmax", "70", "six", '; hpc:asOf "2024"^^xsd:gYear ; hpc:endTime "2024-12-01"^^xsd:date '),
+        ("g", "purpose", '"AI"', "one", ""), ("h", "purpose", '"HPC"', "two", ""),  # multi-valued: no pair
+    )))
+    pairs = {(row["a"].value.rsplit("/", 1)[-1], row["b"].value.rsplit("/", 1)[-1])
+             for row in store.query("SELECT ?a ?b WHERE { ?a hpc:disagreesWith ?b }")}
+    assert pairs == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")}
