@@ -24,7 +24,7 @@ from conftest import session_project
 MEMBERS = {"location", "generation_id", "query", "update", "load_quads", "load", "named_graphs", "drop_graph",
            "quads", "dump", "triple_count", "flush", "close"}
 # What one kind alone offers; callers reach these after isinstance() or by taking that kind.
-STORE_ONLY = {"reading", "bulk_load", "copy_from"}
+STORE_ONLY = {"reading", "bulk_load", "copy_from", "optimize"}  # optimize: RocksDB compaction, a server keeps its own
 REMOTE_ONLY = {"generation", "live_graphs", "default_graph", "follow", "request_text", "call", "server_graphs",
                "clear"}
 UNREACHABLE = "http://127.0.0.1:1/sparql"  # nothing listens on port 1

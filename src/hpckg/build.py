@@ -373,6 +373,9 @@ def _build_generation(project: Project, target: Path, *, extra: Iterable[Path], 
                 progress(f"writing {summary.triples:,} quads to {staging_dir}")
             store.copy_from(work)
         del work
+        if progress:
+            progress("compacting the store's files")
+        store.optimize()
         store.close()
     except BaseException:
         store.close()

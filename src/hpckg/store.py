@@ -299,6 +299,13 @@ class Store:
         except SyntaxError as error:
             raise RdfSyntaxError(str(path), error.lineno, error.offset, str(error)) from None
 
+    def optimize(self) -> None:
+        """Compact the on-disk store's files (RocksDB), as a build does once before it switches to a new
+        generation: as the bulk loader leaves them, whole-graph queries ran 2-4x slower on the full import
+        (accelerators-by-country 5.2 s -> 1.4 s, conflicts 3.2 s -> 0.9 s) for 6.5 s of compaction; the files
+        take about 1.7x the disk (866 MB -> 1.5 GB)."""
+        self._store.optimize()
+
     def copy_from(self, other: Store) -> None:
         """Add every quad of another embedded store, with Oxigraph's bulk loader (no transaction: for a store
         nobody reads yet, such as a build's new generation)."""
