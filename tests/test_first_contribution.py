@@ -155,3 +155,17 @@ def test_a_shared_file_is_reviewed_for_what_the_change_adds_or_alters(project: P
     assert report["adds"]["alters"] == ["https://w3id.org/hpckg/id/claim/slurm-maker"]
     review = text(run_hpckg("check", "data/ttl/sources.ttl", "data/ttl/countries.ttl", cwd=project))[0]
     assert "**Adds:** 1 source, 1 country" in review and "src:arxiv-2403-07648" not in review
+
+
+def test_a_file_checked_alone_sees_what_other_files_added_since_the_build(project: Path):
+    # Issue 36: against a built store, a system checked alone named its new site, part and operator, scaffolded
+    # into other files after the build, "not defined" until the next build (minutes on the full graph).
+    built = run_hpckg("build", "--no-pages", "--quiet", cwd=project)
+    assert built.returncode == 0, text(built)
+    scaffold_everything(project)
+    fill_in(project, FILLED_IN)
+    alone = run_hpckg("check", TOUCHED[0], cwd=project)
+    out, err = text(alone)
+    assert alone.returncode == 0, out + err
+    assert "[undefined-entity]" not in out
+    assert "read from the files" in out  # and the note says which files the review took from disk

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from hpckg import machinegraphs
 from hpckg.build import load_files, materialise, source_files
 from hpckg.contribute.context import GraphContext, check_in_context
@@ -18,10 +20,11 @@ from hpckg.contribute.edits import BaseVersion, altered_claims, base_version, ch
 from hpckg.contribute.neighbourhood import SystemNames
 from hpckg.datafiles.filecheck import ParsedFile, check_directives, check_file, check_terms, parse_data
 from hpckg.datafiles.report import CheckReport
-from hpckg.errors import StoreError
-from hpckg.namespaces import hpc
+from hpckg.errors import RdfSyntaxError, StoreError
+from hpckg.formats import rdf_format
+from hpckg.namespaces import graph_for, hpc
 from hpckg.project import Project
-from hpckg.store import AnyStore, Store, current_generation, open_store
+from hpckg.store import AnyStore, Store, current_generation, open_store, parse_file
 from hpckg.terms import CLAIM, RDF_TYPE, TIER
 from hpckg.validate import Violation, validate
 
@@ -74,8 +77,9 @@ def check_files(files: Iterable[Path | str], project: Project, *, store_path: Pa
     try:
         context_store = built or opened
         if context_store is not None:
-            review_in_store(parsed, report, context_store, project)
-            report.notes += _stale_note(location, {p.path.resolve() for p in parsed}, project)
+            changed = _changed_since_build(location, {p.path.resolve() for p in parsed}, project)
+            review_in_store(parsed, report, context_store, project, overlay=_overlay(changed, project))
+            report.notes += _stale_note(location, changed)
         else:
             context = GraphContext(parsed, project, imports=imports)
             mine = tuple(sorted(str(p.path.resolve()) for p in parsed))
@@ -94,12 +98,14 @@ def check_files(files: Iterable[Path | str], project: Project, *, store_path: Pa
 
 
 def review_in_store(parsed: list[ParsedFile], report: CheckReport, built: AnyStore, project: Project,
-                    names: SystemNames | None = None, limit: int | None = None) -> GraphContext:
+                    names: SystemNames | None = None, limit: int | None = None,
+                    overlay: dict[str, list[ox.Quad]] | None = None) -> GraphContext:
     """The checks in context of a built store: what the parsed files touch in it, read with a few queries
     (the function `hpckg check` times on a big store). `names`: the store's system names, when the caller
     keeps them (else the project's cache folder holds them, built by the first check of a generation);
-    `limit`: the most triples to read from the store (neighbourhood.TooBroad past it)."""
-    context = GraphContext(parsed, project, built=built, names=names, limit=limit)
+    `limit`: the most triples to read from the store (neighbourhood.TooBroad past it); `overlay`: graphs of
+    data files changed since the build, read from the files in place of their built copy."""
+    context = GraphContext(parsed, project, built=built, names=names, limit=limit, overlay=overlay)
     baseline: list[list[Violation]] = []
 
     def before() -> list[Violation]:
@@ -144,19 +150,37 @@ def _project_store(project: Project) -> Path | str | None:
     return configured
 
 
-def _stale_note(location: Path | str | None, checked: set[Path], project: Project) -> list[str]:
-    """A note when data files other than the checked ones changed after the embedded store was built: the
-    review read their built copy."""
+def _changed_since_build(location: Path | str | None, checked: set[Path], project: Project) -> list[Path]:
+    """The data files other than the checked ones that changed after the embedded store at `location` was
+    built (none for a SPARQL server: its build time is not on this disk)."""
     if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
         return []
     built_at = current_generation(location).stat().st_mtime
-    changed = [f for folder in project.data for f in folder.rglob("*.ttl")
-               if f.stat().st_mtime > built_at and f.resolve() not in checked]
+    return [f for folder in project.data for f in sorted(folder.rglob("*.ttl"))
+            if f.stat().st_mtime > built_at and f.resolve() not in checked]
+
+
+def _overlay(changed: list[Path], project: Project) -> dict[str, list[ox.Quad]]:
+    """The graphs of the changed files as they are now (a file that does not parse is left at its built copy:
+    checking it says why)."""
+    overlay = {}
+    for path in changed:
+        try:
+            overlay[graph_for(project.relative_name(path))] = parse_file(path, format=rdf_format("ttl"))
+        except (RdfSyntaxError, OSError, UnicodeDecodeError):
+            continue
+    return overlay
+
+
+def _stale_note(location: Path | str | None, changed: list[Path]) -> list[str]:
+    """What the review read: the built store, and the data files changed since it was built from the files."""
+    if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
+        return []
     note = (f"Checked against the built store at {location} (what these files touch in it, imported datasets "
             "included); `hpckg check --full` reviews against the files instead.")
     if changed:
-        note += (f" {len(changed)} data files changed after that build (such as {changed[0]}): run `hpckg build` "
-                 "first so the review sees them.")
+        note += (f" {len(changed)} data files changed after that build were read from the files (such as "
+                 f"{changed[0]}); `hpckg build` makes them part of the store.")
     return [note]
 
 

@@ -72,7 +72,8 @@ class GraphContext:
     project whose terms, rules, shapes and files the review reads."""
 
     def __init__(self, parsed: list[ParsedFile], project: Project, *, built: AnyStore | None = None,
-                 imports: bool = False, names: SystemNames | None = None, limit: int | None = None):
+                 imports: bool = False, names: SystemNames | None = None, limit: int | None = None,
+                 overlay: dict[str, list[ox.Quad]] | None = None):
         self.parsed = parsed
         self.project = project
         self.names = names
@@ -85,6 +86,13 @@ class GraphContext:
             seeds = {t.value for p in parsed for q in p.quads for t in (q.subject, q.object)
                      if isinstance(t, ox.NamedNode)}
             self.around = Neighbourhood(built, self.graphs, limit=limit).gather(seeds)
+            if overlay:
+                # Data files changed since the build (an organisation `hpckg new` appended to a shared file):
+                # their text as it is now, in place of their built copy.
+                overlaid = {ox.NamedNode(graph) for graph in overlay}
+                self.around = {q for q in self.around if q.graph_name not in overlaid}
+                self.around |= {ox.Quad(q.subject, q.predicate, q.object, ox.NamedNode(graph))
+                                for graph, quads in overlay.items() for q in quads}
             load_files(self.store, term_files(project), project)
             self.store.load_quads(self.around)
         else:
