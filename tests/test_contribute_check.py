@@ -241,3 +241,19 @@ chg:nvidia-2026-12-07 a hpc:ChangeEntry ;
     [review] = report.claims
     assert review.verdict == "conflicts", report.to_text()
     assert report.codes() == {"conflict"}
+
+
+@pytest.mark.parametrize(("value", "precision", "verdict"), [
+    ("2400", "approximate", "agrees"), ("2400", "exact", "conflicts"), ("2500", "approximate", "conflicts")])
+def test_an_approximate_figure_agrees_with_what_rounds_to_it(tmp_path, value, precision, verdict):
+    # Issue 36: "about 2,400" against the paper's 2,416 was a conflict; the build's rule 45 judges it alike.
+    text = (CORPUS / "good" / "kalos-second-source.ttl").read_text(encoding="utf-8")
+    text = text.replace("hpc:value 2416 ;", f"hpc:value {value} ; hpc:precision precision:{precision} ;")
+    declared = "@prefix precision: <https://w3id.org/hpckg/vocab/precision/> .\n"
+    text = text.replace("@prefix rank:", declared + "@prefix rank:")
+    draft = tmp_path / "kalos-about.ttl"
+    draft.write_text(text, encoding="utf-8")
+    report = check_files([draft], project=session_project())
+    [review] = report.claims
+    assert review.verdict == verdict, report.to_text()
+    assert ("conflict" in report.codes()) is (verdict == "conflicts")

@@ -655,3 +655,23 @@ def test_disagreements_pair_live_claims_of_one_date_whose_values_differ():
     pairs = {(row["a"].value.rsplit("/", 1)[-1], row["b"].value.rsplit("/", 1)[-1])
              for row in store.query("SELECT ?a ?b WHERE { ?a hpc:disagreesWith ?b }")}
     assert pairs == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")}
+
+
+@pytest.mark.parametrize(("stated", "precision", "disagree"), [
+    ("24000", "approximate", False),  # "about 24,000" against 23,536: within 500
+    ("24000", "rounded", False),
+    ("24000", "exact", True),
+    ("24000", None, True),
+    ("25000", "approximate", True),  # 1,464 away: more than half of the last stated digit's thousand
+    ("23500", "approximate", False),  # within 50
+    ("23.5", "approximate", True),  # a decimal's last digit is a tenth: 23,536 is far from 23.5
+])
+def test_an_approximate_value_agrees_with_what_rounds_to_it(stated, precision, disagree):
+    # Issue 36: "about 24,000" against 23,536 was a disagreement (a conflict to the check and the build).
+    extra = f"; hpc:precision <https://w3id.org/hpckg/vocab/precision/{precision}> " if precision else ""
+    store = derive("sys:alpha a hpc:System .\n"
+                   "claim:a a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:cores ; hpc:value 23536 ;"
+                   " hpc:tier tier:reported ; prov:hadPrimarySource src:one .\n"
+                   f"claim:b a hpc:Claim ; hpc:about sys:alpha ; hpc:property hpc:cores ; hpc:value {stated} ;"
+                   f" hpc:tier tier:reported ; prov:hadPrimarySource src:two {extra}.\n")
+    assert bool(store.query("ASK { claim:a hpc:disagreesWith claim:b }")) is disagree

@@ -7,6 +7,7 @@ check never writes the built store nor touches a running server.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -57,6 +58,30 @@ def _same_value(a: Value, b: Value) -> bool:
         return Decimal(_lexical(a) or "") == Decimal(_lexical(b) or "")
     except InvalidOperation:
         return (_lexical(a) or "").strip().casefold() == (_lexical(b) or "").strip().casefold()
+
+
+def _tolerance(claim: Claim) -> Decimal:
+    """Half the unit of the last digit of an approximate or rounded plain number ("about 24,000": 500), as
+    queries/rules/45-disagreements.rq reads hpc:precision; 0 for an exact value."""
+    text = _lexical(claim.value) or ""
+    if claim.precision is None or claim.precision.endswith("/exact") or not re.fullmatch(r"[0-9]+(\.[0-9]+)?", text):
+        return Decimal(0)
+    if "." in text:
+        return Decimal("0.5") / Decimal(10) ** len(text.split(".", 1)[1])
+    return Decimal("0.5") * Decimal(10) ** (len(text) - len(text.rstrip("0")))
+
+
+def _agrees(claim: Claim, other: Claim) -> bool:
+    """Whether two claims' values agree: the same value, or numbers within the precision one of them states."""
+    if claim.value is None or other.value is None:
+        return False
+    if _same_value(claim.value, other.value):
+        return True
+    try:
+        gap = abs(Decimal(_lexical(claim.value) or "") - Decimal(_lexical(other.value) or ""))
+    except (InvalidOperation, ValueError):
+        return False
+    return gap <= max(_tolerance(claim), _tolerance(other))
 
 
 def term_files(project: Project) -> list[Path]:
@@ -310,12 +335,12 @@ def _check_claims(context: GraphContext, graph: str, parsed: ParsedFile, report:
                         key=lambda c: c.iri):
         existing = [o for o in by_key.get((claim.about or "", claim.property or ""), [])
                     if o.rank != RANK_DEPRECATED and claim.iri not in o.superseded_by]
-        agreeing = [o.iri for o in existing if claim.value is not None and _same_value(claim.value, o.value)]
+        agreeing = [o.iri for o in existing if _agrees(claim, o)]
         conflicting = []
         if claim.value is not None and not multi_valued(claim.property) and claim.rank != RANK_DEPRECATED:
             for other in existing:
                 if (set(other.sources) & set(claim.sources) or other.iri in claim.superseded_by
-                        or _same_value(claim.value, other.value)):
+                        or _agrees(claim, other)):
                     continue
                 conflicting.append(other.iri)
                 report.add("conflict",
