@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hpckg.contribute.check import check_files
+from hpckg.contribute.scaffold import prefix_block
 from hpckg.datafiles.report import CODES
 
 from conftest import session_project
@@ -204,23 +205,8 @@ def test_which_properties_may_hold_several_values_is_the_ontologys_word(tmp_path
     # hpc:multiValued (that the build's conflicts query and shapes read): a second headquarters was "another
     # value" to the check and a conflict to the build.
     claim = tmp_path / "nvidia-headquarters.ttl"
-    claim.write_text("""\
-@prefix hpc:        <https://w3id.org/hpckg/ontology#> .
-@prefix rdfs:       <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix xsd:        <http://www.w3.org/2001/XMLSchema#> .
-@prefix prov:       <http://www.w3.org/ns/prov#> .
-@prefix dcterms:    <http://purl.org/dc/terms/> .
-@prefix schema:     <https://schema.org/> .
-@prefix orgn:       <https://w3id.org/hpckg/id/org/> .
-@prefix country:    <https://w3id.org/hpckg/id/country/> .
-@prefix src:        <https://w3id.org/hpckg/id/source/> .
-@prefix claim:      <https://w3id.org/hpckg/id/claim/> .
-@prefix chg:        <https://w3id.org/hpckg/id/change/> .
-@prefix tier:       <https://w3id.org/hpckg/vocab/tier/> .
-@prefix basis:      <https://w3id.org/hpckg/vocab/basis/> .
-@prefix rank:       <https://w3id.org/hpckg/vocab/rank/> .
-@prefix sourcekind: <https://w3id.org/hpckg/vocab/source-kind/> .
-
+    prefixes = "".join(line for line in prefix_block().splitlines(True) if not line.startswith("@prefix todo:"))
+    claim.write_text(prefixes + """
 claim:nvidia-headquarters-taiwan a hpc:Claim ;
     hpc:about orgn:nvidia ; hpc:property hpc:headquarters ; hpc:value country:TW ;
     hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;

@@ -172,12 +172,9 @@ class StoreResolver:
             label = rows[0]["label"]
             return Found(iri, label.value if label is not None else shorten(iri), "this graph")
         named = namesakes_in(self.store, text, tuple(sorted(c.rsplit("#", 1)[-1] for c in classes or NAMED_CLASSES)))
-        if len(named) == 1:
-            return Found(named[0].iri, named[0].label, "this graph")
-        if named:
-            listed = "; ".join(f"{n.name} ({n.label}, {n.dataset})" for n in named)
-            raise InputError(f"{flag} {text!r} names {len(named)} records: {listed}; give the one you mean by its "
-                             "sys:/site:/orgn:/part: name")
+        found = _the_one(named, text, flag, "this graph")
+        if found is not None:
+            return found
         raise InputError(f"{flag} {text!r} is not the name of a record in this graph; the search box finds records "
                          "by other names and with typos")
 
@@ -201,15 +198,21 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str) ->
         found = find_entity(project.data_dir, rdf_class, text)
         if found:
             return Found(found, text, "data/ttl")
-    named = _named(project, text, set(classes or NAMED_CLASSES))
-    if len(named) == 1:
-        return Found(named[0].iri, named[0].label, "the built store")
-    if named:
+    found = _the_one(_named(project, text, set(classes or NAMED_CLASSES)), text, flag, "the built store")
+    if found is not None:
+        return found
+    raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; `hpckg search {text}` finds "
+                     "records by other names, typos and words (or `hpckg build` first)")
+
+
+def _the_one(named: list, text: str, flag: str, where: str) -> Found | None:
+    """The one record of `named` (namesakes), None when there is none; an error listing them when several
+    records have the name."""
+    if len(named) > 1:
         listed = "; ".join(f"{n.name} ({n.label}, {n.dataset})" for n in named)
         raise InputError(f"{flag} {text!r} names {len(named)} records: {listed}; give the one you mean by its "
                          "sys:/site:/orgn:/part: name")
-    raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; `hpckg search {text}` finds "
-                     "records by other names, typos and words (or `hpckg build` first)")
+    return Found(named[0].iri, named[0].label, where) if named else None
 
 
 def _as_iri(text: str) -> str | None:
