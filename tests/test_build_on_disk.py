@@ -89,6 +89,8 @@ def test_disk_and_memory_refuse_an_invalid_graph_with_the_same_report(project, t
     assert reports["memory"] == reports["disk"]
 
 
+# abuse: three builds per kill point, about 4 s each; make test runs them, make test-fast leaves them out
+@pytest.mark.abuse
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_a_disk_build_killed_at_any_point_leaves_a_complete_store(tmp_path, point):
     store = tmp_path / "store"

@@ -307,6 +307,8 @@ def test_chunked_body_over_the_limit_is_413(server):
 
 # ---- stopping ------------------------------------------------------------------------------------------
 
+# abuse: a signal mid-query; it waits out uvicorn's 5 s grace for the open request (make test only)
+@pytest.mark.abuse
 def test_sigterm_stops_the_server_and_its_query_workers_even_mid_query():
     live = start_server(serve_store(), "--workers", "2", "--rate-limit", "0", "--timeout", "60")
     workers = _children(live.process.pid)

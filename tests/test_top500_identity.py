@@ -4,6 +4,7 @@ and never across a change of country or of anonymised site. Expected values are 
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections import defaultdict
 from decimal import Decimal
@@ -80,6 +81,7 @@ def test_a_spreadsheet_row_without_a_twin_is_a_machine_of_its_own_with_its_own_f
     assert unpaired and all(by_rank[e.rank][0] == f"top500-2014-06-rank-{e.rank}" for e in unpaired), unpaired
 
 
+@functools.cache  # three tests read the same seven files; once is enough
 def window() -> dict[str, list[tuple[Entry, str, str, str]]]:
     """edition -> (entry, System ID or key, basis, evidence) of every entry of the imported file, 2014-11 … 2017-11."""
     found = {}
