@@ -185,14 +185,15 @@ def test_the_server_precomputes_its_generations_lists_and_figures_in_the_backgro
 
 def test_a_source_cited_by_thousands_of_claims_lists_the_first_and_links_to_all(web):
     # A TOP500 edition is the source of every claim of its 500 entries: its page once listed them all and
-    # took minutes to answer. The count is the store's, the first rows the ones a query ordered by IRI gives.
+    # took minutes to answer. The count is the store's, the rows listed the first the store gives (a LIMIT
+    # without ORDER BY: Oxigraph's order is by a hash of the IRI, the same on each visit).
     store = web.app.state.service.store
     [row] = list(store.query("""SELECT ?source (COUNT(?claim) AS ?n) WHERE {
         ?claim <http://www.w3.org/ns/prov#hadPrimarySource> ?source } GROUP BY ?source ORDER BY DESC(?n) LIMIT 1"""))
     source, total = row["source"].value, int(row["n"].value)
     assert total > CITED_SHOWN
     first = [r["c"].value for r in store.query(f"""SELECT ?c WHERE {{
-        ?c <http://www.w3.org/ns/prov#hadPrimarySource> <{source}> }} ORDER BY ?c LIMIT {CITED_SHOWN}""")]
+        ?c <http://www.w3.org/ns/prov#hadPrimarySource> <{source}> }} LIMIT {CITED_SHOWN}""")]
     response = web.get(urls.page_for_iri(source), headers=HTML)
     assert response.status_code == 200, response.text
     text = html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.text)))
