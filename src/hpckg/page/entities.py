@@ -401,9 +401,12 @@ class EntityReader:
         """A country: its systems (the largest first), the sites and operators with the most systems there,
         and its share of the latest TOP500 edition."""
         e_iri = iri_ref(iri)
-        # one pass over the country's systems: their sizes, and the site and operator of each, counted
-        table = self.system_table(self.found(f"?s hpc:country {e_iri} ."), hide=("country",),
-                                  tally=("site", "operator"))
+        # one pass over the country's systems: their sizes, and the site and operator of each, counted. Which
+        # systems are the country's is the index's too (its countries are the systems' truthy hpc:country):
+        # asked of the graph, the US's 5,900 took 0.27 s of a first visit on the full graph.
+        index = self.system_index()
+        table = self.system_table([s for s, facts in index.systems.items() if iri in facts.countries],
+                                  hide=("country",), tally=("site", "operator"))
         tallies = {}
         for column, counts in table.tallies.items():
             top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:RANKED_SHOWN]
