@@ -22,7 +22,7 @@ import pyoxigraph as ox
 from hpckg import datafiles, formats, linking, machinegraphs, systemnames
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
-from hpckg.project import Project
+from hpckg.project import Project, is_server_url
 from hpckg.querytext import unpaged
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
@@ -255,7 +255,7 @@ def build(project: Project, *, store_path: Path | str | None, extra: Iterable[Pa
     store_path None builds in memory; an http(s) URL publishes to a SPARQL server once the build passed
     locally: staging graphs first, then one switch (hpckg.remotebuild).
     """
-    if isinstance(store_path, str) and store_path.startswith(("http://", "https://")):
+    if is_server_url(store_path):
         return _build_remote(project, remote_store(store_path, project.store_credentials), extra=extra,
                              validate=validate, engine=engine, progress=progress)
     if store_path is None:

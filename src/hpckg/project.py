@@ -48,6 +48,13 @@ from pathlib import Path
 from hpckg.errors import InputError
 
 
+def is_server_url(location: object) -> bool:
+    """Whether a store location (a --store value, the configured store) names a SPARQL server: an http(s) URL,
+    where any other string or path is an embedded store's folder."""
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
+
+
+
 class FileRefused(InputError):
     """A path that is not read: missing, a folder, a device or pipe, outside the project, or too large."""
 
@@ -185,7 +192,7 @@ def load(root: Path, origin: str, *, workdir: Path | None = None, packaged: bool
         raise InputError(f"{config_file}: unknown hpckg setting(s) {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(sorted(CONFIG_KEYS))}")
     store_value = config.get("store", DEFAULT_STORE)
-    url = isinstance(store_value, str) and store_value.startswith(("http://", "https://"))
+    url = is_server_url(store_value)
     store: tuple[Path | str, ...] = (store_value,) if url else _paths(store_value, "store", config_file, root)
     credentials_file = config.get("store_credentials")
     if credentials_file is not None and not isinstance(credentials_file, str):

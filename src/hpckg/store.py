@@ -690,7 +690,9 @@ def open_store(location: str | Path | None, *, read_only: bool = False,
                credentials_file: Path | None = None) -> AnyStore:
     """Open the store at `location`: a folder (embedded Oxigraph), an http(s) SPARQL endpoint (with the
     credentials of remote_store), or None for a fresh in-memory store."""
-    if isinstance(location, str) and location.startswith(("http://", "https://")):
+    from hpckg.project import is_server_url
+
+    if is_server_url(location):
         return remote_store(location, credentials_file)
     return Store(location, read_only=read_only)
 

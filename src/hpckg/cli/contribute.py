@@ -261,9 +261,10 @@ def warn_of_possible_duplicates(project: Project, name: str, operator: str, coun
 
 def cmd_check(args: argparse.Namespace, project: Project) -> int:
     from hpckg.contribute.check import check_files
+    from hpckg.project import is_server_url
     from hpckg.store import require_built
 
-    if args.store is not None and not args.store.startswith(("http://", "https://")):
+    if args.store is not None and not is_server_url(args.store):
         require_built(args.store)
     if args.store is not None and (args.full or args.with_imports):
         from hpckg.errors import InputError

@@ -24,11 +24,13 @@ def add_store_option(parser: argparse.ArgumentParser, *, memory: str | None = No
 
 def store_location(args: argparse.Namespace, project: Project) -> str | Path | None:
     """What --store/--memory chose: None for memory, a URL string, or a folder (the project's by default)."""
+    from hpckg.project import is_server_url
+
     if getattr(args, "memory", False):
         return None
     if args.store is None:
         return project.store  # a folder, or a URL string from the configuration
-    if args.store.startswith(("http://", "https://")):
+    if is_server_url(args.store):
         return args.store
     return Path(args.store)
 

@@ -23,7 +23,7 @@ from hpckg.datafiles.report import CheckReport
 from hpckg.errors import RdfSyntaxError, StoreError
 from hpckg.formats import rdf_format
 from hpckg.namespaces import graph_for, hpc
-from hpckg.project import Project
+from hpckg.project import Project, is_server_url
 from hpckg.store import AnyStore, Store, current_generation, open_store, parse_file
 from hpckg.terms import CLAIM, RDF_TYPE, TIER
 from hpckg.validate import Violation, validate
@@ -141,7 +141,7 @@ def check_draft(data: bytes, built: AnyStore, project: Project, *, name: str = "
 def _project_store(project: Project) -> Path | str | None:
     """The project's configured store when a build has made it (a SPARQL server's URL is taken as built)."""
     configured = project.store
-    if isinstance(configured, str) and configured.startswith(("http://", "https://")):
+    if is_server_url(configured):
         return configured
     try:
         current_generation(configured)
@@ -153,7 +153,7 @@ def _project_store(project: Project) -> Path | str | None:
 def _changed_since_build(location: Path | str | None, checked: set[Path], project: Project) -> list[Path]:
     """The data files other than the checked ones that changed after the embedded store at `location` was
     built (none for a SPARQL server: its build time is not on this disk)."""
-    if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
+    if location is None or is_server_url(location):
         return []
     built_at = current_generation(location).stat().st_mtime
     return [f for folder in project.data for f in sorted(folder.rglob("*.ttl"))
@@ -174,7 +174,7 @@ def _overlay(changed: list[Path], project: Project) -> dict[str, list[ox.Quad]]:
 
 def _stale_note(location: Path | str | None, changed: list[Path]) -> list[str]:
     """What the review read: the built store, and the data files changed since it was built from the files."""
-    if location is None or (isinstance(location, str) and location.startswith(("http://", "https://"))):
+    if location is None or is_server_url(location):
         return []
     note = (f"Checked against the built store at {location} (what these files touch in it, imported datasets "
             "included); `hpckg check --full` reviews against the files instead.")

@@ -20,10 +20,6 @@ from hpckg.store import RemoteStore
 FOLLOW_SECONDS = 2.0  # how stale a worker's list of the build's graphs may be
 
 
-def is_url(location: object) -> bool:
-    return isinstance(location, str) and location.startswith(("http://", "https://"))
-
-
 class ServerQueries:
     """What a query worker needs of a store (query with pyoxigraph's keyword arguments), over a SPARQL
     server: a read-only RemoteStore, with no credentials (queries need none)."""

@@ -22,14 +22,14 @@ import pyoxigraph as ox
 
 from hpckg.errors import HpckgError, StoreError
 from hpckg.namespaces import BASE
-from hpckg.project import Project
+from hpckg.project import Project, is_server_url
 from hpckg.publish.settings import publisher_settings
 from hpckg.query import CannedQuery, canned_queries
 from hpckg.serve import diskcache
 from hpckg.serve.cache import AnswerCache, ResponseCache
 from hpckg.serve.precompute import AS_IS, Prepared, canned_answer_key
 from hpckg.serve.publication import Publication
-from hpckg.serve.remote import FOLLOW_SECONDS, is_url
+from hpckg.serve.remote import FOLLOW_SECONDS
 from hpckg.serve.responses import (
     HttpError,
 )
@@ -78,7 +78,7 @@ COST_HALF_LIFE = 30.0  # seconds: how fast a client's past query time stops coun
 def background_worker(settings: Settings, generation: Path | str, size: int = 1) -> BackgroundWorker:
     """The worker(s) a generation's canned answers are computed on ahead of visitors, with their walls."""
     return BackgroundWorker(generation, timeout=settings.timeout, max_results=settings.max_results,
-                            allow_network=settings.allow_service or is_url(settings.store_path),
+                            allow_network=settings.allow_service or is_server_url(settings.store_path),
                             memory_mb=settings.query_memory_mb, size=size)
 
 
@@ -188,7 +188,7 @@ class Service:
         self.settings = settings
         # The store path names one generation of the store at a time (hpckg build switches it atomically);
         # everything here reads the generation it resolved, and refresh() moves to a newer one as a whole.
-        self.remote = is_url(settings.store_path)  # a SPARQL server's query URL (hpckg.serve.remote)
+        self.remote = is_server_url(settings.store_path)  # a SPARQL server's query URL (hpckg.serve.remote)
         self.generation_path = settings.store_path if self.remote else current_generation(settings.store_path)
         self.store = self._open(self.generation_path)
         # A RemoteStore reads the server's generation live on every call: the one being served is kept here.

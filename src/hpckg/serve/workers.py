@@ -280,9 +280,10 @@ def reopen(store_path: str, attempts: int = 40) -> ox.Store:
     """Open the store read-only again after an update. The writer may be compacting (replacing files the
     manifest names) at that moment, so a failed open is retried briefly. A URL is a SPARQL server's query
     URL: queries are forwarded to it (hpckg.serve.remote)."""
-    from hpckg.serve.remote import ServerQueries, is_url
+    from hpckg.project import is_server_url
+    from hpckg.serve.remote import ServerQueries
 
-    if is_url(store_path):
+    if is_server_url(store_path):
         return ServerQueries(store_path)  # type: ignore[return-value]
     for attempt in range(attempts):
         try:
