@@ -72,6 +72,32 @@ def test_a_claim_about_an_imported_machine_found_by_name_checks_clean_once_fille
     assert "undefined-entity" not in after.to_text()
 
 
+def test_a_claim_with_its_new_source_described_checks_clean_as_written(project):
+    # Issue 36: the new source's title, date, kind and creator, the basis and the change's words were TODOs to
+    # edit by hand; given on the command line, one `hpckg check` after the scaffold passes. The creator is an
+    # imported organisation, found by its name.
+    done = new_claim(project, "JUPITER Booster", "--property", "purpose", "--value", "AI and simulation",
+                     "--source-url", "https://news.example.org/jupiter", "--as-of", "2025-06",
+                     "--title", "JUPITER enters service", "--kind", "news-article", "--issued", "2025-06-10",
+                     "--creator", "EuroHPC/FZJ", "--publisher", "EuroHPC/FZJ", "--tier", "reported",
+                     "--basis", "reported",
+                     "--change", "its purpose")
+    assert done.returncode == 0, text(done)
+    content = (project / JUPITER_FILE).read_text(encoding="utf-8")
+    assert "todo:" not in content.split("\n", 2)[2] and "TODO" not in content.split("\n", 2)[2], content
+    assert 'dcterms:title "JUPITER enters service"@en' in content and "sourcekind:news-article" in content
+    assert "dcterms:creator orgn:" in content and "JUPITER Booster: its purpose" in content
+    checked = run_hpckg("check", str(project / JUPITER_FILE), cwd=project)
+    assert checked.returncode == 0, text(checked)
+    # a second claim that needs a placeholder brings the todo: prefix it uses into the file
+    assert new_claim(project, "JUPITER Booster", "--property", "status", "--value", "operational").returncode == 0
+    again = (project / JUPITER_FILE).read_text(encoding="utf-8")
+    assert again.count("@prefix todo:") == 1 and "hpc:tier todo:tier" in again
+    # the new source's description needs a new source
+    refused = new_claim(project, "JUPITER Booster", "--property", "purpose", "--value", "x", "--title", "T")
+    assert refused.returncode == 2 and "describe the new source of --source-url" in text(refused)[1]
+
+
 def test_values_are_found_by_name_in_the_imports_and_by_notation_in_the_vocabularies(project):
     # "EuroHPC/FZJ" is both JUPITER's operator and its site in TOP500: the property's range picks the site.
     assert new_claim(project, "sys:top500-180357", "--property", "site", "--value", "EuroHPC/FZJ").returncode == 0

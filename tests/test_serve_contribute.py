@@ -148,7 +148,8 @@ def test_the_claim_form_enriches_a_record_the_graph_holds(server):
                              "tier": "reported", "as_of": "2024-04"})
     assert response.status_code == 200
     turtle = html.unescape(re.search(r"(?s)<section id=\"turtle\".*?<pre>(.*?)</pre>", response.text).group(1))
-    assert "claim:kalos-purpose a hpc:Claim" in turtle
+    # data/ttl/systems/kalos.ttl has claim:kalos-purpose: the new claim takes the next free name
+    assert "claim:kalos-purpose-2 a hpc:Claim" in turtle
     assert 'hpc:about sys:kalos ; hpc:property hpc:purpose ; hpc:value "LLM training"' in turtle
     assert "hpc:tier tier:reported" in turtle and 'hpc:asOf "2024-04"^^xsd:gYearMonth' in turtle
     assert "schema:url <https://news.example.org/kalos>" in turtle
@@ -156,6 +157,7 @@ def test_the_claim_form_enriches_a_record_the_graph_holds(server):
     # `hpckg check` reviews the same text
     review = visible(section(response.text, "review"))
     assert "1 claim (1 reported)" in review and "todo:basis" in review and "todo:source-kind" in review, review
+    assert "redefines-entity" not in review, review
     # an entity value is found by its name among the property's range, as `hpckg new claim` finds it
     operator = post(server, {"action": "claim", "record": "sys:kalos", "property": "operator",
                              "value": "Shanghai AI Laboratory"})
@@ -168,6 +170,38 @@ def test_the_claim_form_enriches_a_record_the_graph_holds(server):
         bad = post(server, {"action": "claim", **form})
         assert bad.status_code == 200 and said in visible(bad.text), form
         assert 'id="form-error"' in bad.text and 'id="review"' not in bad.text
+
+
+def test_the_claim_form_describes_the_new_source_so_the_draft_checks_clean(server):
+    # Issue 36: the claim form wrote the new source's title, date, kind, creator and publisher, the basis and
+    # the change entry as TODOs to fill in the text box; asked for on the form, the draft passes as written.
+    response = post(server, {"action": "claim", "record": "Kalos", "property": "purpose", "value": "LLM training",
+                             "source_url": "https://news.example.org/kalos", "tier": "reported", "as_of": "2024-04",
+                             "basis": "reported", "source_title": "Kalos trains language models",
+                             "source_issued": "2024-04-02", "source_kind": "news-article",
+                             "source_creator": "Shanghai AI Laboratory", "source_publisher": "Shanghai AI Laboratory",
+                             "change": "Kalos's purpose, from a news article"})
+    assert response.status_code == 200, response.text
+    turtle = html.unescape(re.search(r"(?s)<section id=\"turtle\".*?<pre>(.*?)</pre>", response.text).group(1))
+    statements = "\n".join(line for line in turtle.splitlines() if not line.startswith(("#", "@prefix")))
+    assert "todo:" not in statements and "TODO" not in statements, turtle
+    assert 'dcterms:title "Kalos trains language models"@en' in turtle
+    assert 'dcterms:issued "2024-04-02"^^xsd:date' in turtle and "hpc:sourceKind sourcekind:news-article" in turtle
+    assert "dcterms:creator orgn:shanghai-ai-lab" in turtle and "dcterms:publisher orgn:shanghai-ai-lab" in turtle
+    assert "hpc:basis basis:reported" in turtle and "Kalos's purpose, from a news article" in turtle
+    review = visible(section(response.text, "review"))
+    assert "The draft passes every check." in review, review
+    # the form keeps what was typed, and refuses what it cannot write
+    assert 'value="Kalos trains language models"' in response.text
+    assert '<option value="news-article" selected>' in response.text
+    for form, said in ((dict(source_kind="blog"), "is not one of the source kinds"),
+                       (dict(source_url="", source_title="A title"), "give its URL"),
+                       (dict(basis="imported"), "the basis is one of"),
+                       (dict(source_issued="April 2024"), "is not a date"),
+                       (dict(source_creator="No such organisation"), "is not the name of a record")):
+        bad = post(server, {"action": "claim", "record": "Kalos", "property": "purpose", "value": "x",
+                            "source_url": "https://news.example.org/kalos", **form})
+        assert bad.status_code == 200 and said in visible(bad.text), (form, visible(bad.text)[-600:])
 
 
 def test_an_oversize_body_is_refused_with_413(server):

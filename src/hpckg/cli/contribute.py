@@ -23,10 +23,11 @@ Write what a contribution needs, with every field hpckg cannot know as a "TODO" 
   site NAME          data/ttl/sites/<slug>.ttl (--operator, --country, --source)
   organisation NAME  appended to data/ttl/organisations.ttl (--type, --source)
   country CODE       appended to data/ttl/countries.ttl (--name)
-  source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator)
+  source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator, --publisher)
   claim ENTITY       a claim about any record, imported ones included (found by name, or as sys:top500-180357),
                      in data/ttl/claims/<entity>.ttl: --property and --value (an entity value by name, a
-                     vocabulary value by its notation), --source SLUG or --source-url URL, --as-of, --tier, --basis
+                     vocabulary value by its notation), --source SLUG or --source-url URL (a new source, with
+                     --title, --kind, --issued, --creator, --publisher), --as-of, --tier, --basis, --change
 
 Today's date is written only as the change entry's date: a claim's as-of date is the source's.
 
@@ -40,7 +41,8 @@ examples:
       --nodes 42 --per-node 4 --site bristol-ncc --source-url https://www.bristol.ac.uk/isambard-ai
   hpckg new system "富岳" --slug fugaku --operator riken --country JP
   hpckg new claim "JUPITER Booster" --property purpose --value "AI and simulation" \\
-      --source-url https://www.fz-juelich.de/en/news/jupiter --as-of 2025-06
+      --source-url https://www.fz-juelich.de/en/news/jupiter --as-of 2025-06 --title "JUPITER opens" \\
+      --kind operator-page --issued 2025-06-10 --creator "Forschungszentrum Jülich" --tier reported --basis reported
   hpckg new claim sys:top500-180047 --property operator --value "Oak Ridge National Laboratory" --source ornl-frontier
 """
 
@@ -103,11 +105,16 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     new.add_argument("--name", default=None, dest="country_name", metavar="NAME",
                      help="country: its name in English")
     new.add_argument("--url", default=None, metavar="URL", help="source: its web address")
-    new.add_argument("--title", default=None, metavar="TITLE", help="source: the document's title")
+    new.add_argument("--title", default=None, metavar="TITLE", help="source, claim's new source: the document's title")
     new.add_argument("--kind", default=None, dest="source_kind", metavar="KIND",
-                     help="source: paper, operator-page, news-article... (`hpckg vocab` lists them)")
-    new.add_argument("--issued", default=None, metavar="DATE", help="source: when it was published, such as 2024-06")
-    new.add_argument("--creator", default=None, metavar="ORG", help="source: the organisation that wrote it")
+                     help="source, claim's new source: paper, operator-page, news-article... "
+                          "(`hpckg vocab` lists them)")
+    new.add_argument("--issued", default=None, metavar="DATE",
+                     help="source, claim's new source: when it was published, such as 2024-06")
+    new.add_argument("--creator", default=None, metavar="ORG",
+                     help="source, claim's new source: the organisation that wrote it")
+    new.add_argument("--publisher", default=None, metavar="ORG",
+                     help="source, claim's new source: the organisation that published it")
     new.add_argument("--property", default=None, dest="prop", metavar="PROP",
                      help="claim: the claim property, such as operator, purpose or status (`hpckg vocab` lists them)")
     new.add_argument("--value", default=None, metavar="VALUE",
@@ -117,6 +124,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                      help="system: its status, such as planned, under-construction or operational")
     new.add_argument("--tier", default=None, metavar="TIER", help="claim: verified, reported or lead")
     new.add_argument("--basis", default=None, metavar="BASIS", help="claim: the basis, such as reported")
+    new.add_argument("--change", default=None, metavar="TEXT",
+                     help="claim: what the change adds, in a few words (its change entry's comment)")
     new.set_defaults(handler=cmd_new)
 
     check = subparsers.add_parser("check", help="review a Turtle contribution against the whole graph",
@@ -155,8 +164,9 @@ NEW_OPTIONS = {
     "site": {"operator", "country", "slug", "out_dir", "source"},
     "organisation": {"slug", "org_type", "source"},
     "country": {"country_name"},
-    "source": {"url", "title", "source_kind", "issued", "creator"},
-    "claim": {"prop", "value", "source", "source_url", "as_of", "tier", "basis"},
+    "source": {"url", "title", "source_kind", "issued", "creator", "publisher"},
+    "claim": {"prop", "value", "source", "source_url", "as_of", "tier", "basis", "title", "source_kind", "issued",
+              "creator", "publisher", "change"},
 }
 NEW_REQUIRED = {"system": ("operator", "country"), "site": ("operator", "country"), "claim": ("prop", "value")}
 
@@ -179,7 +189,9 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
         from hpckg.contribute.scaffold_claim import new_claim
 
         written = new_claim(project, args.name, prop=args.prop, value=args.value, source=args.source,
-                            source_url=args.source_url, as_of=args.as_of, tier=args.tier, basis=args.basis)
+                            source_url=args.source_url, as_of=args.as_of, tier=args.tier, basis=args.basis,
+                            title=args.title, kind=args.source_kind, issued=args.issued, creator=args.creator,
+                            publisher=args.publisher, change=args.change)
         print(f"{'added' if written.appended else 'wrote'} claim <{written.iri}> "
               f"{'to' if written.appended else 'in'} {written.path}")
         print(f"next: fill in every TODO, then run `hpckg check {written.path}`", file=sys.stderr)
@@ -198,7 +210,8 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
                                                               org_type=args.org_type, source=args.source),
             "country": lambda: entities.new_country(project, args.name, name=args.country_name),
             "source": lambda: entities.new_source(project, args.name, url=args.url, title=args.title,
-                                                  kind=args.source_kind, issued=args.issued, creator=args.creator),
+                                                  kind=args.source_kind, issued=args.issued, creator=args.creator,
+                                                  publisher=args.publisher),
         }[args.kind]()
         path = written.path
     if args.kind != "system" and written.appended:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hpckg.contribute.scaffold import _escape, find_entity, prefix_block
-from hpckg.contribute.scaffold_entities import Written, _append, vocabulary_value
+from hpckg.contribute.scaffold import _escape, curated_index, find_entity, prefix_block
+from hpckg.contribute.scaffold_entities import SourceDescription, Written, _append, source_lines, vocabulary_value
 from hpckg.errors import InputError
 from hpckg.namespaces import PREFIXES, hpc, shorten
 from hpckg.project import Project
@@ -42,6 +42,7 @@ LITERALS = {  # xsd datatype -> (pattern of its lexical form, what to write inst
     "boolean": (r"true|false", "true or false"),
 }
 AS_OF = {4: "gYear", 7: "gYearMonth", 10: "date"}
+UNDESCRIBED = SourceDescription()  # a new source whose title, date, kind, creator and publisher are left to fill in
 
 
 @dataclass(frozen=True)
@@ -59,14 +60,24 @@ Resolver = Callable[[str, "set[str] | None", str], "Found"]
 
 def new_claim(project: Project, about: str, *, prop: str, value: str, source: str | None = None,
               source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
-              basis: str | None = None, today: dt.date | None = None) -> Written:
-    """Write one claim about the record `about` names (see the module docstring); return where it went."""
+              basis: str | None = None, today: dt.date | None = None, title: str | None = None,
+              kind: str | None = None, issued: str | None = None, creator: str | None = None,
+              publisher: str | None = None, change: str | None = None) -> Written:
+    """Write one claim about the record `about` names (see the module docstring); return where it went. A new
+    source (source_url) is described by title, kind (a source kind's notation), issued, creator and publisher
+    (organisations' names, imported ones included) where given; `change` says what the change entry adds."""
     if source is not None and source_url is not None:
         raise InputError("give the source either as --source (one already in data/ttl/sources.ttl or the built store) "
                          "or as --source-url (a new one), not both")
+    if source_url is None and any(v is not None for v in (title, kind, issued, creator, publisher)):
+        raise InputError("--title, --kind, --issued, --creator and --publisher describe the new source of "
+                         "--source-url; an existing --source is described in data/ttl/sources.ttl already")
 
     def find(text: str, classes: set[str] | None, flag: str) -> Found:
         return resolve(project, text, classes, flag)
+
+    described = describe_source(project.ontology_dir, find, title=title, kind=kind, issued=issued, creator=creator,
+                                publisher=publisher)
 
     entity = find(about, None, "the entity")
     target = project.data_dir / "claims" / f"{_local(entity.iri)}.ttl"
@@ -74,13 +85,37 @@ def new_claim(project: Project, about: str, *, prop: str, value: str, source: st
     source_ref = shorten(find(source, {hpc("Source")}, "--source").iri) if source is not None else None
     block, claim_iri = claim_block(project.ontology_dir, entity, find, prop=prop, value=value, source_ref=source_ref,
                                    source_url=source_url, as_of=as_of, tier=tier, basis=basis,
-                                   today=today or dt.date.today(), existing=existing)
+                                   today=today or dt.date.today(), existing=existing, described=described,
+                                   change=change, taken=lambda iri: _stated_in_project(project, iri))
     if existing:
-        return _append(target, block, claim_iri)
+        return _append(target, block, claim_iri)  # declaring todo: when this claim needs it and the file lacks it
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("x", encoding="utf-8") as handle:
-        handle.write(claim_file_header(entity) + prefix_block() + block)
+        handle.write(claim_file_header(entity) + _prefixes_for(block) + block)
     return Written(target, claim_iri, appended=False)
+
+
+def describe_source(ontology_dir: Path, find: Resolver, *, title: str | None = None, kind: str | None = None,
+                    issued: str | None = None, creator: str | None = None,
+                    publisher: str | None = None) -> SourceDescription:
+    """A new source as the contributor describes it: the kind by its notation (news-article), the creator and
+    publisher by an organisation's name, found with `find` (imported organisations included)."""
+    def organisation(name: str | None, flag: str) -> str | None:
+        return shorten(find(name, {hpc("Organisation")}, flag).iri) if name and name.strip() else None
+
+    return SourceDescription(title=title.strip() if title and title.strip() else None,
+                             issued=issued.strip() if issued and issued.strip() else None,
+                             kind=vocabulary_value(kind.strip(), "sourceKind", "--kind", ontology_dir)
+                             if kind and kind.strip() else None,
+                             creator=organisation(creator, "--creator"),
+                             publisher=organisation(publisher, "--publisher"))
+
+
+def _prefixes_for(block: str) -> str:
+    """The prefix block, without the todo: prefix when `block` leaves nothing to fill in (a file declares only
+    the prefixes it uses: hpckg check warns of a leftover one)."""
+    lines = prefix_block().splitlines(keepends=True)
+    return "".join(line for line in lines if "todo:" in block or not line.startswith("@prefix todo:"))
 
 
 def claim_file_header(entity: Found) -> str:
@@ -90,20 +125,23 @@ def claim_file_header(entity: Found) -> str:
 
 def claim_block(ontology_dir: Path, entity: Found, find: Resolver, *, prop: str, value: str,
                 source_ref: str | None, source_url: str | None, as_of: str | None, tier: str | None,
-                basis: str | None, today: dt.date, existing: str = "") -> tuple[str, str]:
-    """The Turtle of one claim about `entity` (with a new source at `source_url`, or citing `source_ref`, else a
-    placeholder) and its change entry unless `existing` (the file's text so far) has today's; and the claim's
-    IRI. An entity value is found with `find`."""
+                basis: str | None, today: dt.date, existing: str = "",
+                described: SourceDescription = UNDESCRIBED, change: str | None = None,
+                taken: Callable[[str], bool] | None = None) -> tuple[str, str]:
+    """The Turtle of one claim about `entity` (with a new source at `source_url`, as `described`, or citing
+    `source_ref`, else a placeholder) and its change entry (`change` says what it adds) unless `existing` (the
+    file's text so far) has today's; and the claim's IRI. An entity value is found with `find`; the claim's and
+    source's names are ones neither `existing` nor (`taken`) the graph uses."""
     vocab = vocabulary(ontology_dir)
     prop_iri = _property(prop, vocab)
     value_text = _value(ontology_dir, find, vocab, prop_iri, value)
     local = _local(entity.iri)
     prop_local = prop_iri.rsplit("#", 1)[-1]
-    claim = _fresh(f"{local}-{_kebab(prop_local)}", existing)
+    claim = _fresh(f"{local}-{_kebab(prop_local)}", existing, taken)
     if source_url is not None:
         if not source_url.startswith(("https://", "http://")):
             raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
-        source_ref = f"src:{_fresh(f'{claim}-source', existing)}"
+        source_ref = f"src:{_fresh(f'{claim}-source', existing, taken, 'src')}"
     source_ref = source_ref or "todo:source"
     lines = [f"claim:{claim} a hpc:Claim",
              f"    hpc:about {shorten(entity.iri)} ; hpc:property hpc:{prop_local} ; hpc:value {value_text}",
@@ -118,35 +156,31 @@ def claim_block(ontology_dir: Path, entity: Found, find: Resolver, *, prop: str,
     block = f"\n# {entity.label} ({shorten(entity.iri)}, from {entity.where}): {prop_local}\n"
     block += " ;\n".join(lines) + " .\n"
     if source_url is not None:
+        block += "\n" + " ;\n".join(source_lines(source_ref, source_url, described, flag="the source's date",
+                                                 placeholders=("publisher", "creator"))) + " .\n"
+    entry = f"chg:{local}-{today.isoformat()}"
+    if f"{entry} a hpc:ChangeEntry" not in existing:
+        said = _escape(change.strip()) if change and change.strip() else "TODO: what this change adds, in a few words"
         block += f"""
-{source_ref} a hpc:Source ;
-    dcterms:title "TODO: the document's title"@en ;
-    schema:url <{source_url}> ;
-    dcterms:publisher todo:publisher ;
-    dcterms:creator todo:creator ;
-    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
-    hpc:sourceKind todo:source-kind .
-"""
-    change = f"chg:{local}-{today.isoformat()}"
-    if f"{change} a hpc:ChangeEntry" not in existing:
-        block += f"""
-{change} a hpc:ChangeEntry ;
+{entry} a hpc:ChangeEntry ;
     hpc:changedEntity {shorten(entity.iri)} ;
     dcterms:date "{today.isoformat()}"^^xsd:date ;
-    rdfs:comment "{_escape(entity.label)}: TODO: what this change adds, in a few words"@en .
+    rdfs:comment "{_escape(entity.label)}: {said}"@en .
 """
     return block, PREFIXES["claim"] + claim
 
 
 def draft_claim(ontology_dir: Path, find: Resolver, about: str, *, prop: str, value: str,
                 source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
-                basis: str | None = None, today: dt.date) -> str:
+                basis: str | None = None, today: dt.date, described: SourceDescription = UNDESCRIBED,
+                change: str | None = None) -> str:
     """The Turtle `hpckg new claim` writes into a new claims file, as text (the site's Contribute form): the
     record and an entity value are found with `find` (StoreResolver: the store the site serves)."""
     entity = find(about, None, "the record")
     block, _ = claim_block(ontology_dir, entity, find, prop=prop, value=value, source_ref=None,
-                           source_url=source_url, as_of=as_of, tier=tier, basis=basis, today=today)
-    return claim_file_header(entity) + prefix_block() + block
+                           source_url=source_url, as_of=as_of, tier=tier, basis=basis, today=today,
+                           described=described, change=change, taken=getattr(find, "states", None))
+    return claim_file_header(entity) + _prefixes_for(block) + block
 
 
 class StoreResolver:
@@ -155,6 +189,10 @@ class StoreResolver:
 
     def __init__(self, store):
         self.store = store
+
+    def states(self, iri: str) -> bool:
+        """Whether the store says anything about `iri` (a name a scaffold would mint)."""
+        return bool(self.store.query(f"ASK {{ <{iri}> ?p ?o }}"))  # `iri` is a prefix and a slug: no '>' in it
 
     def __call__(self, text: str, classes: set[str] | None, flag: str) -> Found:
         from hpckg.contribute.namesakes import namesakes_in
@@ -232,6 +270,20 @@ def _open_store(project: Project) -> Store | None:
         return Store(store_path, read_only=True)
     except Exception:  # noqa: BLE001 - no usable store: data/ttl alone is searched
         return None
+
+
+def _stated_in_project(project: Project, iri: str) -> bool:
+    """Whether data/ttl/ or the built store already says anything about `iri` (a name a scaffold would mint)."""
+    index = curated_index(project.data_dir)
+    if any(iri in subjects for subjects in index.typed.values()):
+        return True
+    store = _open_store(project)
+    if store is None:
+        return False
+    try:  # `iri` is a prefix and a slug: no character that could end the IRI
+        return bool(store.query(f"ASK {{ <{iri}> ?p ?o }}"))
+    finally:
+        store.close()
 
 
 def _label_in_store(project: Project, iri: str) -> str | None:
@@ -350,10 +402,12 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
-def _fresh(name: str, existing: str) -> str:
-    """`name`, or name-2, name-3… when the file already uses it."""
+def _fresh(name: str, existing: str, taken: Callable[[str], bool] | None = None, namespace: str = "claim") -> str:
+    """`name`, or name-2, name-3… when the file already uses it or (`taken`, asked of the full IRI in
+    `namespace`) the graph already states it: an imported record's claim:kalos-purpose is not this one's."""
     candidate, n = name, 1
-    while re.search(rf"[:/]{re.escape(candidate)}\b(?!-)", existing):
+    while (re.search(rf"[:/]{re.escape(candidate)}\b(?!-)", existing)
+           or (taken is not None and taken(PREFIXES[namespace] + candidate))):
         n += 1
         candidate = f"{name}-{n}"
     return candidate

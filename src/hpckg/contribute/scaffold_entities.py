@@ -127,34 +127,56 @@ def new_country(project: Project, code: str, *, name: str | None = None) -> Writ
     return _append(project.data_dir / "countries.ttl", block, f"{PREFIXES['country']}{code}")
 
 
+@dataclass(frozen=True)
+class SourceDescription:
+    """What a scaffold says of a new source; what is not given is written as a `todo:` placeholder (creator and
+    publisher as IRIs: `orgn:...` names)."""
+
+    title: str | None = None
+    issued: str | None = None  # YYYY, YYYY-MM or YYYY-MM-DD
+    kind: str | None = None  # a sourcekind: name (vocabulary_value)
+    creator: str | None = None
+    publisher: str | None = None
+
+
+def source_lines(ref: str, url: str | None, described: SourceDescription, *, flag: str = "--issued",
+                 placeholders: tuple[str, ...] = ()) -> list[str]:
+    """The Turtle statements of a new source `ref` (a src: name), as lines ending in ' ;' but the last one's
+    '.' for the caller to add: title, address, creator and publisher when given (else a placeholder when named
+    in `placeholders`), date and kind."""
+    if described.issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", described.issued):
+        raise InputError(f"{flag} {described.issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
+    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
+    title = _escape(described.title) if described.title else "TODO: the document's title"
+    lines = [f"{ref} a hpc:Source", f'    dcterms:title "{title}"@en',
+             f"    schema:url {f'<{url}>' if url else 'todo:source-url'}"]
+    for name, value in (("publisher", described.publisher), ("creator", described.creator)):
+        if value or name in placeholders:
+            lines.append(f"    dcterms:{name} {value or f'todo:{name}'}")
+    lines.append("    dcterms:issued " + (f'"{described.issued}"^^xsd:{datatype[len(described.issued)]}'
+                                          if described.issued else
+                                          '"TODO: the date the document was published, such as 2024-06-10"'))
+    lines.append(f"    hpc:sourceKind {described.kind or 'todo:source-kind'}")
+    return lines
+
+
 def new_source(project: Project, slug: str, *, url: str | None = None, title: str | None = None,
-               kind: str | None = None, issued: str | None = None, creator: str | None = None) -> Written:
+               kind: str | None = None, issued: str | None = None, creator: str | None = None,
+               publisher: str | None = None) -> Written:
     """Append a source to data/ttl/sources.ttl."""
     _slug(slug, slug, flag="SLUG")
     _refuse_existing(project.data_dir, hpc("Source"), slug, "source")
     if url is not None and not url.startswith(("https://", "http://")):
         raise InputError(f"--url {url!r} is not a web address (https://...)")
-    if issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", issued):
-        raise InputError(f"--issued {issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
-    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
-    kind_value = vocabulary_value(kind, "sourceKind", "--kind", project.ontology_dir) or "todo:source-kind"
-    creator_line = ""
-    if creator:
-        org = require_entity(project.data_dir, hpc("Organisation"), creator, "--creator", "organisation",
-                             project).rsplit("/", 1)[-1]
-        creator_line = f"\n    dcterms:creator orgn:{org} ;"
-    issued_text = (f'"{issued}"^^xsd:{datatype[len(issued)]}' if issued
-                   else '"TODO: the date the document was published, such as 2024-06-10"')
-    block = f"""
-# --- written by `hpckg new source` ---
+    kind_value = vocabulary_value(kind, "sourceKind", "--kind", project.ontology_dir)
+    def organisation(name: str | None, flag: str) -> str | None:
+        return "orgn:" + require_entity(project.data_dir, hpc("Organisation"), name, flag, "organisation",
+                                        project).rsplit("/", 1)[-1] if name else None
 
-src:{slug} a hpc:Source ;
-    dcterms:title "{_escape(title) if title else "TODO: the document's title"}"@en ;
-    schema:url {f"<{url}>" if url else "todo:source-url"} ;{creator_line}
-    dcterms:issued {issued_text} ;
-    hpc:sourceKind {kind_value} ;
-    hpc:slug "{slug}" .
-"""
+    lines = source_lines(f"src:{slug}", url, SourceDescription(title, issued, kind_value,
+                                                               organisation(creator, "--creator"),
+                                                               organisation(publisher, "--publisher")))
+    block = "\n# --- written by `hpckg new source` ---\n\n" + " ;\n".join([*lines, f'    hpc:slug "{slug}"']) + " .\n"
     return _append(project.data_dir / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
 
 

@@ -31,9 +31,10 @@ from starlette.responses import Response
 from hpckg.contribute.check import KINDS, check_draft
 from hpckg.contribute.neighbourhood import SystemNames, TooBroad
 from hpckg.contribute.scaffold import draft_system
-from hpckg.contribute.scaffold_claim import StoreResolver, draft_claim
+from hpckg.contribute.scaffold_claim import StoreResolver, describe_source, draft_claim
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
+from hpckg.namespaces import hpc
 from hpckg.references import kind_of
 from hpckg.serve.responses import INTERNAL, HttpError, html_response
 from hpckg.serve.views import Html, Views
@@ -52,7 +53,13 @@ MAX_AROUND = 200_000  # triples of the served graph a review may read (a system'
 DRAFT_NAME = "draft.ttl"
 PAGE_KINDS = {"system": "System", "site": "Site", "org": "Organisation", "part": "PartModel"}
 FORM_FIELDS = ("name", "operator", "site", "country", "part", "nodes", "per_node", "source_url", "tier", "as_of")
-CLAIM_FIELDS = ("record", "property", "value", "source_url", "tier", "as_of")
+CLAIM_FIELDS = ("record", "property", "value", "source_url", "tier", "as_of", "basis", "source_title", "source_issued",
+                "source_kind", "source_creator", "source_publisher", "change")
+# The bases and source kinds a contributor chooses from (the vocabulary's notations; the others are written by
+# importers and rules: imported, derived, machine-generated, dataset-cites-record, dataset-gives-no-source, a
+# page a dataset cites).
+CONTRIBUTED_BASES = ("operator-stated", "measured", "reported", "estimated")
+IMPORTER_SOURCE_KINDS = ("cited-by-dataset",)
 TIERS = ("verified", "reported", "lead")
 
 
@@ -171,9 +178,19 @@ def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir) -> str:
     tier = form.get("tier", "").strip() or None
     if tier is not None and tier not in TIERS:
         raise InputError(f"the tier is one of {', '.join(TIERS)}")
-    return draft_claim(ontology_dir, StoreResolver(store), record, prop=prop, value=value,
-                       source_url=form.get("source_url", "").strip() or None, tier=tier,
-                       as_of=form.get("as_of", "").strip() or None, today=dt.date.today())
+    basis = form.get("basis", "").strip() or None
+    if basis is not None and basis not in CONTRIBUTED_BASES:
+        raise InputError(f"the basis is one of {', '.join(CONTRIBUTED_BASES)}")
+    source_url = form.get("source_url", "").strip() or None
+    find = StoreResolver(store)
+    described = describe_source(ontology_dir, find, title=form.get("source_title"), kind=form.get("source_kind"),
+                                issued=form.get("source_issued"), creator=form.get("source_creator"),
+                                publisher=form.get("source_publisher"))
+    if source_url is None and described != describe_source(ontology_dir, find):
+        raise InputError("the source's title, date, kind, creator and publisher describe a new source: give its URL")
+    return draft_claim(ontology_dir, find, record, prop=prop, value=value, source_url=source_url, tier=tier,
+                       as_of=form.get("as_of", "").strip() or None, basis=basis, today=dt.date.today(),
+                       described=described, change=form.get("change"))
 
 
 class ContributePage:
@@ -195,11 +212,15 @@ class ContributePage:
 
     def page(self, outcome: Outcome | None = None) -> Html:
         outcome = outcome or Outcome()
-        properties = vocabulary(self.service.settings.project.ontology_dir).properties.values()
+        vocab = vocabulary(self.service.settings.project.ontology_dir)
+        concepts = {prop: vocab.scheme_of_value(hpc(prop)).concepts for prop in ("basis", "sourceKind")}
         return Html("Contribute", "contribute.html", {
             "outcome": outcome, "tiers": TIERS, "max_draft": MAX_DRAFT, "draft_name": DRAFT_NAME,
             "kinds": KINDS, "claim_properties": sorted((p.iri.rsplit("#", 1)[-1], p.label)
-                                                       for p in properties if p.is_claim_property)})
+                                                       for p in vocab.properties.values() if p.is_claim_property),
+            "bases": [(c.notation, c.label) for c in concepts["basis"] if c.notation in CONTRIBUTED_BASES],
+            "source_kinds": [(c.notation, c.label) for c in concepts["sourceKind"]
+                             if c.notation not in IMPORTER_SOURCE_KINDS]})
 
     async def get(self, request: Request) -> Response:
         return html_response(self.page())
