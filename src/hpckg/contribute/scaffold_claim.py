@@ -145,8 +145,9 @@ def claim_block(ontology_dir: Path, entity: Found, find: Resolver, *, prop: str,
     source_ref = source_ref or "todo:source"
     lines = [f"claim:{claim} a hpc:Claim",
              f"    hpc:about {shorten(entity.iri)} ; hpc:property hpc:{prop_local} ; hpc:value {value_text}",
-             f"    hpc:tier {_concept(tier, 'tier', vocab, '--tier')} ; "
-             f"hpc:basis {_concept(basis, 'basis', vocab, '--basis')} ; hpc:rank rank:normal",
+             f"    hpc:tier {vocabulary_value(tier, 'tier', '--tier', ontology_dir) or 'todo:tier'} ; "
+             f"hpc:basis {vocabulary_value(basis, 'basis', '--basis', ontology_dir) or 'todo:basis'} ; "
+             "hpc:rank rank:normal",
              f"    prov:hadPrimarySource {source_ref}"]
     if as_of is not None:
         datatype = AS_OF.get(len(as_of))
@@ -381,17 +382,6 @@ def _value(ontology_dir: Path, find: Resolver, vocab, prop_iri: str, value: str)
             return value.strip().replace(",", "") if datatype != "double" else f'"{value.strip()}"^^xsd:double'
         return f'"{_escape(value)}"' if datatype == "string" else f'"{_escape(value)}"^^xsd:{datatype}'
     return f'"{_escape(value)}"'
-
-
-def _concept(value: str | None, prop: str, vocab, flag: str) -> str:
-    if value is None:
-        return f"todo:{prop}"
-    scheme = vocab.scheme_of_value(hpc(prop))
-    for concept in scheme.concepts if scheme else ():
-        if value in (concept.notation, concept.iri, shorten(concept.iri)):
-            return shorten(concept.iri)
-    choices = [c.notation for c in scheme.concepts] if scheme else []
-    raise InputError(f"{flag} {value!r} is not one of {', '.join(choices)}: {suggestion_text(value, choices)}".rstrip())
 
 
 def _local(iri: str) -> str:
