@@ -243,6 +243,40 @@ def claim_block(claim: str, about: str, prop: str, value: str, source: str, *, a
     return "\n" + " ;\n".join(lines) + " .\n"
 
 
+@dataclass(frozen=True)
+class SourceDescription:
+    """What a scaffold says of a new source; what is not given is written as a `todo:` placeholder (creator and
+    publisher as IRIs: `orgn:...` names)."""
+
+    title: str | None = None
+    issued: str | None = None  # YYYY, YYYY-MM or YYYY-MM-DD
+    kind: str | None = None  # a sourcekind: name (vocabulary_value)
+    creator: str | None = None
+    publisher: str | None = None
+
+
+def source_lines(ref: str, url: str | None, described: SourceDescription, *, flag: str = "--issued",
+                 placeholders: tuple[str, ...] = ()) -> list[str]:
+    """The Turtle statements of a new source `ref` (a src: name), as lines ending in ' ;' but the last one's
+    '.' for the caller to add: title, address, creator and publisher when given (else a placeholder when named
+    in `placeholders`), date and kind."""
+    if described.issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", described.issued):
+        raise InputError(f"{flag} {described.issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
+    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
+    title = _escape(described.title) if described.title else "TODO: the document's title"
+    lines = [f"{ref} a hpc:Source", f'    dcterms:title "{title}"@en',
+             f"    schema:url {f'<{url}>' if url else 'todo:source-url'}"]
+    for name, value in (("publisher", described.publisher), ("creator", described.creator)):
+        if value or name in placeholders:
+            lines.append(f"    dcterms:{name} {value or f'todo:{name}'}")
+    lines.append("    dcterms:issued " + (f'"{described.issued}"^^xsd:{datatype[len(described.issued)]}'
+                                          if described.issued else
+                                          '"TODO: the date the document was published, such as 2024-06-10"'))
+    lines.append(f"    hpc:sourceKind {described.kind or 'todo:source-kind'}")
+    return lines
+
+
+
 def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,
            country_known: bool, today: dt.date, *, accelerators: Accelerators | None = None,
            site: str | None = None, source_url: str | None = None, cited: str | None = None,
@@ -281,18 +315,10 @@ claim:{org_slug}-type a hpc:Claim ;
                                      as_of=local == "status") for local, prop, value in claims)
     if accelerators:
         claim_text += _accelerator_block(name, slug, accelerators, source)
-    url = f"<{source_url}>" if source_url else "todo:source-url"
-    source_block = f"""
-# --- Sources: one per cited document ------------------------------------------------------------------
-
-src:{slug}-source a hpc:Source ;
-    dcterms:title "TODO: the document's title"@en ;
-    schema:url {url} ;
-    dcterms:publisher todo:publisher ;
-    dcterms:creator todo:creator ;
-    dcterms:issued "TODO: the date the document was published, such as 2024-06-10" ;
-    hpc:sourceKind todo:source-kind .
-""" if cited is None else ""
+    source_block = ("\n# --- Sources: one per cited document " + "-" * 66 + "\n\n"
+                    + " ;\n".join(source_lines(f"src:{slug}-source", source_url, SourceDescription(),
+                                               placeholders=("publisher", "creator"))) + " .\n"
+                    if cited is None else "")
     return f"""# {name}: written by `hpckg new system`. Replace every TODO (text and todo: IRIs); `hpckg check`
 # fails until none is left. Tiers: verified needs independent support (a second source that is not the
 # operator's own output); machine-generated analysis and aggregator-only figures stay lead. See

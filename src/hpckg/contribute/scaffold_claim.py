@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hpckg.contribute.scaffold import _escape, curated_index, find_entity, prefix_block
-from hpckg.contribute.scaffold_entities import SourceDescription, Written, _append, source_lines, vocabulary_value
+from hpckg.contribute.scaffold import SourceDescription, _escape, curated_index, find_entity, prefix_block, source_lines
+from hpckg.contribute.scaffold_entities import Written, _append, vocabulary_value
 from hpckg.errors import InputError
 from hpckg.namespaces import PREFIXES, hpc, shorten
 from hpckg.project import Project

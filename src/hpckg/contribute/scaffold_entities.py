@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hpckg.claims import shorten
-from hpckg.contribute.scaffold import _escape, claim_block, find_entity, prefix_block, require_entity
+from hpckg.contribute.scaffold import (
+    SourceDescription,
+    _escape,
+    claim_block,
+    find_entity,
+    prefix_block,
+    require_entity,
+    source_lines,
+)
 from hpckg.datafiles.placeholders import TODO_NS
 from hpckg.errors import InputError
 from hpckg.names import SlugError, is_slug, slugify
@@ -125,39 +133,6 @@ def new_country(project: Project, code: str, *, name: str | None = None) -> Writ
     label = _escape(name) if name else "TODO: the country's name in English"
     block = f'country:{code} a hpc:Country ; rdfs:label "{label}"@en ; skos:notation "{code}" ; hpc:slug "{code}" .\n'
     return _append(project.data_dir / "countries.ttl", block, f"{PREFIXES['country']}{code}")
-
-
-@dataclass(frozen=True)
-class SourceDescription:
-    """What a scaffold says of a new source; what is not given is written as a `todo:` placeholder (creator and
-    publisher as IRIs: `orgn:...` names)."""
-
-    title: str | None = None
-    issued: str | None = None  # YYYY, YYYY-MM or YYYY-MM-DD
-    kind: str | None = None  # a sourcekind: name (vocabulary_value)
-    creator: str | None = None
-    publisher: str | None = None
-
-
-def source_lines(ref: str, url: str | None, described: SourceDescription, *, flag: str = "--issued",
-                 placeholders: tuple[str, ...] = ()) -> list[str]:
-    """The Turtle statements of a new source `ref` (a src: name), as lines ending in ' ;' but the last one's
-    '.' for the caller to add: title, address, creator and publisher when given (else a placeholder when named
-    in `placeholders`), date and kind."""
-    if described.issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", described.issued):
-        raise InputError(f"{flag} {described.issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
-    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
-    title = _escape(described.title) if described.title else "TODO: the document's title"
-    lines = [f"{ref} a hpc:Source", f'    dcterms:title "{title}"@en',
-             f"    schema:url {f'<{url}>' if url else 'todo:source-url'}"]
-    for name, value in (("publisher", described.publisher), ("creator", described.creator)):
-        if value or name in placeholders:
-            lines.append(f"    dcterms:{name} {value or f'todo:{name}'}")
-    lines.append("    dcterms:issued " + (f'"{described.issued}"^^xsd:{datatype[len(described.issued)]}'
-                                          if described.issued else
-                                          '"TODO: the date the document was published, such as 2024-06-10"'))
-    lines.append(f"    hpc:sourceKind {described.kind or 'todo:source-kind'}")
-    return lines
 
 
 def new_source(project: Project, slug: str, *, url: str | None = None, title: str | None = None,
