@@ -173,6 +173,27 @@ def test_an_imported_machine_under_another_name_is_a_possible_duplicate(project,
     assert "country country:US" in found[0].message
 
 
+def test_an_imported_machine_under_a_name_the_graph_lacks_is_found_by_its_part_and_country(project):
+    # Issue 36: "OLCF-5" (Frontier's project name) passed: no name of the graph is like it. Frontier's TOP500
+    # record has the same accelerator part model, the same operator and country.
+    done = run_hpckg("new", "system", "OLCF-5", "--operator", "DOE/SC/Oak Ridge National Laboratory", "--country",
+                     "US", "--part", "AMD Instinct MI250X", "--nodes", "9408", "--per-node", "4", cwd=project)
+    assert done.returncode == 0, text(done)
+    path = project / "data" / "ttl" / "systems" / "olcf-5.ttl"
+    filled_system(path)
+    report = check_files([path], discover(explicit=project))
+    [found] = [p for p in report.problems if p.code == "possible-duplicate"]
+    assert "https://w3id.org/hpckg/id/system/top500-180047" in found.details["existing"], report.to_text()
+    assert "accelerator part part:top500-amd-instinct-mi250x" in found.message and "country country:US" in found.message
+    # the same part in another country, with another operator, is another machine
+    other = run_hpckg("new", "system", "Elsewhere One", "--operator", "Shanghai AI Lab", "--country", "CN",
+                      "--part", "AMD Instinct MI250X", cwd=project)
+    assert other.returncode == 0, text(other)
+    path = project / "data" / "ttl" / "systems" / "elsewhere-one.ttl"
+    filled_system(path)
+    assert "possible-duplicate" not in check_files([path], discover(explicit=project)).codes()
+
+
 def test_a_namesake_that_agrees_on_nothing_else_is_no_duplicate(project):
     done = run_hpckg("new", "system", "Frontier cluster", "--operator", "Shanghai AI Lab", "--country", "CN",
                      cwd=project)

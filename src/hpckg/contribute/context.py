@@ -285,7 +285,8 @@ def _check_duplicates(context: GraphContext, graph: str, parsed: ParsedFile, rep
 def _check_possible_duplicates(context: GraphContext, iri: str, parsed: ParsedFile, report: CheckReport,
                                existing, records) -> None:
     """A warning when a new system's name, without descriptive words and its own operator's, site's and
-    country's words, is an existing system's, and the two agree on its country, operator or site."""
+    country's words, is an existing system's, and the two agree on its country, operator or site; else when an
+    existing system in its country has the same accelerator part model (duplicates.same_parts)."""
     mine = duplicates.attributes(context.store, iri)
     own = duplicates.own_words(label for values in mine.values() for value in values
                                for label in context.labels.get(value, ()))
@@ -306,6 +307,22 @@ def _check_possible_duplicates(context: GraphContext, iri: str, parsed: ParsedFi
                            file=parsed.display, line=parsed.line_of_iri(iri), focus=iri,
                            details={"existing": candidate, "agreeing": agreed})
                 return
+    # Named otherwise ("OLCF-5"): the same accelerator part model in the same country
+    parts = duplicates.accelerator_parts(context.store, iri)
+    sharers = duplicates.part_sharers(records, parts) - {iri} if parts else set()
+    found = duplicates.same_parts(mine, parts, duplicates.accelerator_count(context.store, iri) if parts else None,
+                                  {s: (duplicates.attributes(records, s), duplicates.accelerator_count(records, s))
+                                   for s in sorted(sharers)})
+    if found:
+        shown = "; ".join(f"{duplicates.records_text(records, s)} (the same {' and '.join(said)})"
+                          for s, said in found.items())
+        report.add("possible-duplicate",
+                   f"new system {short(iri)} may be a machine the graph has under another name: {shown}",
+                   fix=("if it is the same machine, delete the new system and add claims about that record "
+                        "(`hpckg new claim SYSTEM ...`; `--property name --value ...` records the other name); "
+                        "if it is another one, say in its hpc:read how it differs"),
+                   file=parsed.display, line=parsed.line_of_iri(iri), focus=iri,
+                   details={"existing": sorted(found), "agreeing": found})
 
 
 def _system_of(context: GraphContext, entity: str | None) -> str | None:

@@ -15,12 +15,20 @@ from collections.abc import Iterable
 
 from hpckg.claims import shorten as short
 from hpckg.names import INITIALS_SKIP
-from hpckg.namespaces import hpc
+from hpckg.namespaces import PREFIXES, hpc
 
 # Words that say what kind of thing a machine is, not which one.
 DESCRIPTIVE = {"supercomputer", "supercomputers", "supercomputing", "system", "systems", "cluster", "computer",
                "machine", "the", "hpc", "new"}
 AGREEING = (hpc("country"), hpc("operator"), hpc("site"))
+# A machine named otherwise ("OLCF-5" for Frontier) is found by what it is made of: the same accelerator part
+# model in the same country. When more than this many systems of the country share the part (H100s in the US),
+# the part alone says little: the operator or site must agree too.
+FEW_SHARERS = 3
+# Two records that both give an accelerator count are one machine only when the counts are within this share
+# of each other (Kalos's 2,416 A100s and Seren's 2,288 at the same site, by the same operator, are two).
+COUNT_TOLERANCE = 0.02
+ROLE_ACCELERATOR = PREFIXES["role"] + "accelerator"
 
 
 def words(text: str) -> list[str]:
@@ -56,6 +64,70 @@ def attributes(store, iri: str) -> dict[str, set[str]]:
     for row in rows:
         found.setdefault(row["p"].value, set()).add(row["v"].value)
     return found
+
+
+def accelerator_parts(store, iri: str) -> set[str]:
+    """The part models a system's accelerator components are made of, as any claim of `store` says."""
+    rows = store.query(f"SELECT DISTINCT ?part WHERE {{ ?cmp <{hpc('componentOf')}> <{iri}> ; "
+                       f"<{hpc('role')}> <{ROLE_ACCELERATOR}> . ?c <{hpc('about')}> ?cmp ; "
+                       f"<{hpc('property')}> <{hpc('partModel')}> ; <{hpc('value')}> ?part }}")
+    return {row["part"].value for row in rows}
+
+
+def accelerator_count(store, iri: str) -> int | None:
+    """How many accelerators a system's claims give: the sum over its accelerator components of the largest
+    quantity any claim gives (else nodes x per node); None when no component gives a count."""
+    rows = store.query(f"SELECT ?cmp ?p ?v WHERE {{ ?cmp <{hpc('componentOf')}> <{iri}> ; "
+                       f"<{hpc('role')}> <{ROLE_ACCELERATOR}> . ?c <{hpc('about')}> ?cmp ; <{hpc('property')}> ?p ; "
+                       f"<{hpc('value')}> ?v . VALUES ?p {{ <{hpc('quantity')}> <{hpc('nodeCount')}> "
+                       f"<{hpc('perNode')}> }} }}")
+    found: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        try:
+            number = float(row["v"].value)
+        except ValueError:
+            continue
+        found.setdefault(row["cmp"].value, {}).setdefault(row["p"].value.rsplit("#", 1)[-1], []).append(number)
+    counts = []
+    for values in found.values():
+        if values.get("quantity"):
+            counts.append(max(values["quantity"]))
+        elif values.get("nodeCount") and values.get("perNode"):
+            counts.append(max(values["nodeCount"]) * max(values["perNode"]))
+    return int(sum(counts)) if counts else None
+
+
+def part_sharers(store, parts: set[str]) -> set[str]:
+    """The systems of `store` with an accelerator component of one of these part models."""
+    found: set[str] = set()
+    for part in sorted(parts):
+        rows = store.query(f"SELECT DISTINCT ?system WHERE {{ ?c <{hpc('value')}> <{part}> ; "
+                           f"<{hpc('property')}> <{hpc('partModel')}> ; <{hpc('about')}> ?cmp . "
+                           f"?cmp <{hpc('componentOf')}> ?system ; <{hpc('role')}> <{ROLE_ACCELERATOR}> }}")
+        found.update(row["system"].value for row in rows)
+    return found
+
+
+def same_parts(mine: dict[str, set[str]], parts: set[str], count: int | None,
+               sharers: dict[str, tuple[dict[str, set[str]], int | None]]) -> dict[str, list[str]]:
+    """Of the systems sharing an accelerator part model (`sharers`: IRI -> its attributes and accelerator
+    count), the ones that may be the new system (`mine`, made of `parts`, `count` accelerators): the same
+    country, not another count (COUNT_TOLERANCE), and when more than FEW_SHARERS of the country share the part,
+    the same operator or site too. IRI -> what they agree on, in words."""
+    country = hpc("country")
+    in_country = {iri: found for iri, found in sharers.items()
+                  if mine.get(country, set()) & found[0].get(country, set())}
+    alike = {}
+    for iri, (theirs, their_count) in sorted(in_country.items()):
+        if count is not None and their_count is not None and abs(count - their_count) > COUNT_TOLERANCE * max(
+                count, their_count):
+            continue
+        agreed = agreements(mine, theirs)
+        if len(in_country) > FEW_SHARERS and len(agreed) < 2:
+            continue
+        counted = [f"count {their_count:,}"] if count is not None and their_count is not None else []
+        alike[iri] = [f"accelerator part {', '.join(short(p) for p in sorted(parts))}", *counted, *agreed]
+    return alike
 
 
 def same_machine(store, iri: str) -> list[str]:
