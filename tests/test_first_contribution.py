@@ -80,6 +80,21 @@ def test_first_contribution_reaches_a_clean_check_in_one_pass(project: Path):
     assert "168" in text(asked)[0]
 
 
+def test_a_count_in_all_is_written_as_the_components_quantity(project: Path):
+    # Issue 36: a source that gives "168 GH200 superchips" and no nodes x per node had no flag to say so.
+    for args in SCAFFOLDS[:-1]:
+        assert run_hpckg("new", *args, cwd=project).returncode == 0
+    system = [*SCAFFOLDS[-1][:8], "--quantity", "168", *SCAFFOLDS[-1][12:]]  # in place of --nodes, --per-node
+    completed = run_hpckg("new", *system, cwd=project)
+    assert completed.returncode == 0, text(completed)
+    body = (project / TOUCHED[0]).read_text(encoding="utf-8")
+    assert "hpc:property hpc:quantity ; hpc:value 168" in body and "hpc:nodeCount" not in body
+    assert "derives the quantity" not in body
+    fill_in(project, FILLED_IN)
+    after = run_hpckg("check", *TOUCHED, cwd=project)
+    assert after.returncode == 0, text(after)
+
+
 def test_scaffolds_never_write_todays_date_as_an_as_of(project: Path):
     scaffold_everything(project)
     today = dt.date.today().isoformat()
@@ -118,6 +133,9 @@ def test_as_of_placeholder_is_explained(project: Path):
     (("site", "Somewhere", "--operator", "nvidia", "--country", "ZZ"), "hpckg new country ZZ"),
     (("country", "XK", "--url", "https://example.org/"), "--url cannot be used with `hpckg new country`"),
     (("system", "X", "--country", "US"), "needs --operator"),
+    (("system", "X", "--operator", "nvidia", "--country", "US", "--part", "x", "--nodes", "42", "--per-node", "4",
+      "--quantity", "100"), "--quantity 100 is not --nodes x --per-node (168)"),
+    (("system", "X", "--operator", "nvidia", "--country", "US", "--quantity", "8"), "give its part too"),
 ])
 def test_scaffold_options_are_checked_against_the_ontology_and_data(project: Path, args, message):
     completed = run_hpckg("new", *args, cwd=project)

@@ -138,6 +138,13 @@ def test_the_system_form_writes_the_scaffold_with_tier_and_as_of(server):
     assert "[ placeholder ]" in review and "todo:basis" in review
     bad = post(server, {"action": "form", "name": "X", "operator": "Y", "country": "GBR"})
     assert bad.status_code == 200 and "is not an ISO 3166-1 alpha-2 code" in visible(bad.text)
+    # a count in all, when the source gives no nodes x per node
+    counted = post(server, {"action": "form", "name": "Isambard-AI phase 1", "operator": "University of Bristol",
+                            "country": "GB", "part": "nvidia-gh200", "quantity": "168"})
+    assert "hpc:property hpc:quantity ; hpc:value 168" in html.unescape(counted.text)
+    contradicted = post(server, {"action": "form", "name": "X", "operator": "Y", "country": "GB", "part": "p",
+                                 "nodes": "42", "per_node": "4", "quantity": "100"})
+    assert "is not nodes x per node (168)" in visible(contradicted.text)
 
 
 def test_the_claim_form_enriches_a_record_the_graph_holds(server):

@@ -16,8 +16,8 @@ Write what a contribution needs, with every field hpckg cannot know as a "TODO" 
 `hpckg check` explains (the allowed values, or what to write) until it is filled in. Never overwrites.
 
   system NAME        data/ttl/systems/<slug>.ttl: the system, its claims, its source and change entry;
-                     --part/--nodes/--per-node add the accelerator component, --site the site claim,
-                     --status the status, --source-url the source's address (a source already at that
+                     --part/--nodes/--per-node (or --quantity) add the accelerator component, --site the
+                     site claim, --status the status, --source-url the source's address (a source already at that
                      address is cited, not added twice), or --source an existing source
   part NAME          appended to data/ttl/parts.ttl (--maker, --category, --source)
   site NAME          data/ttl/sites/<slug>.ttl (--operator, --country, --source)
@@ -93,6 +93,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                      help="system, site: folder to write into (default data/ttl/systems or data/ttl/sites)")
     new.add_argument("--part", default=None, metavar="PART", help="system: the accelerator's part model in data/ttl/")
     new.add_argument("--nodes", type=int, default=None, metavar="N", help="system: nodes with accelerators")
+    new.add_argument("--quantity", type=int, default=None, metavar="N",
+                     help="system: accelerators in all, when the source gives no nodes x per node")
     new.add_argument("--per-node", type=int, default=None, metavar="N", help="system: accelerators per node")
     new.add_argument("--site", default=None, metavar="SITE", help="system: its site in data/ttl/sites/")
     new.add_argument("--source-url", default=None, metavar="URL", help="system: the address of the source it cites")
@@ -158,7 +160,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 # Which options each kind of `hpckg new` reads; any other option given is an error naming it.
 NEW_OPTIONS = {
-    "system": {"operator", "country", "slug", "out_dir", "part", "nodes", "per_node", "site", "source_url", "source",
+    "system": {"operator", "country", "slug", "out_dir", "part", "nodes", "per_node", "quantity", "site",
+               "source_url", "source",
                "status"},
     "part": {"slug", "maker", "category", "source"},
     "site": {"operator", "country", "slug", "out_dir", "source"},
@@ -198,7 +201,8 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
         return 0
     if args.kind == "system":
         path = new_system(project, args.name, operator=args.operator, country=args.country, out_dir=args.out_dir,
-                          slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node, site=args.site,
+                          slug=args.slug, part=args.part, nodes=args.nodes, per_node=args.per_node,
+                          quantity=args.quantity, site=args.site,
                           source_url=args.source_url, source=args.source, status=args.status)
     else:
         written = {

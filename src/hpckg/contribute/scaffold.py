@@ -84,26 +84,43 @@ def _index(files: tuple[tuple[str, int, int], ...]) -> CuratedIndex:
 
 @dataclass
 class Accelerators:
-    """The accelerator component `hpckg new system --part --nodes --per-node` writes."""
+    """The accelerator component `hpckg new system --part --nodes --per-node` (or `--quantity`) writes."""
 
     part: str  # the part model's IRI
     nodes: int | None = None
     per_node: int | None = None
+    quantity: int | None = None  # how many in all, when the source gives no nodes x per node
+
+
+def check_accelerators(part: str | None, nodes: int | None, per_node: int | None, quantity: int | None,
+                       flags: tuple[str, str, str]) -> None:
+    """An InputError for counts that cannot be written: not positive, without a part, or a quantity that
+    nodes x per node contradicts. `flags`: how the three counts are called (--nodes, --per-node, --quantity)."""
+    for flag, number in zip(flags, (nodes, per_node, quantity), strict=True):
+        if number is not None and number < 1:
+            raise InputError(f"{flag} {number} is not a positive whole number")
+    if (nodes is not None or per_node is not None or quantity is not None) and part is None:
+        raise InputError(f"{', '.join(flags)} describe the accelerator component: give its part too")
+    if quantity is not None and nodes is not None and per_node is not None and quantity != nodes * per_node:
+        raise InputError(f"{flags[2]} {quantity:,} is not {flags[0]} x {flags[1]} ({nodes * per_node:,}): give "
+                         "the count the source gives, or only nodes and per node (the build derives the quantity)")
 
 
 def new_system(project: Project, name: str, *, operator: str, country: str, out_dir: Path | None = None,
                slug: str | None = None, today: dt.date | None = None, part: str | None = None,
                nodes: int | None = None, per_node: int | None = None, site: str | None = None,
-               source_url: str | None = None, source: str | None = None, status: str | None = None) -> Path:
+               source_url: str | None = None, source: str | None = None, status: str | None = None,
+               quantity: int | None = None) -> Path:
     """Write <out_dir>/<slug>.ttl (by default in the project's data folder) for a new system and return its
     path; refuse to overwrite a file.
 
     The slug is made from the name unless given; a name with no ASCII letters (such as "日本") needs one.
     With `part` (a part model in data/ttl/, by slug or name), `nodes` and `per_node` the accelerator component
-    is written too (its quantity is derived: nodes x per node); with `site` the site claim; with `source_url`
-    the source's address (a source data/ttl/ or the built store already has at that address is cited instead
-    of a second one), or `source` (an existing source's slug) cited instead of a new source; with `status` (a
-    notation such as planned) the status. Today's date is the change entry's date, never a claim's as-of date."""
+    is written too (its quantity is derived: nodes x per node), or with `quantity` (the count in all); with
+    `site` the site claim; with `source_url` the source's address (a source data/ttl/ or the built store
+    already has at that address is cited instead of a second one), or `source` (an existing source's slug)
+    cited instead of a new source; with `status` (a notation such as planned) the status. Today's date is
+    the change entry's date, never a claim's as-of date."""
     slug = _system_slug(name, slug)
     data_dir = project.data_dir
     out_dir = Path(out_dir) if out_dir is not None else data_dir / "systems"
@@ -114,11 +131,7 @@ def new_system(project: Project, name: str, *, operator: str, country: str, out_
     country = country.strip().upper()
     if len(country) != 2 or not country.isalpha():
         raise InputError(f"--country {country!r} is not an ISO 3166-1 alpha-2 code such as US or CN")
-    for flag, number in (("--nodes", nodes), ("--per-node", per_node)):
-        if number is not None and number < 1:
-            raise InputError(f"{flag} {number} is not a positive whole number")
-    if (nodes is not None or per_node is not None) and part is None:
-        raise InputError("--nodes and --per-node describe the accelerator component: give its part with --part")
+    check_accelerators(part, nodes, per_node, quantity, ("--nodes", "--per-node", "--quantity"))
     operator_iri = find_entity(data_dir, hpc("Organisation"), operator)
     if operator_iri is None:  # an imported operator (TOP500's, Epoch AI's) rather than a second record of it
         from hpckg.contribute.scaffold_claim import find_record
@@ -126,7 +139,7 @@ def new_system(project: Project, name: str, *, operator: str, country: str, out_
         operator_iri = find_record(project, {hpc("Organisation")}, operator, "--operator")
     country_known = find_entity(data_dir, hpc("Country"), country) is not None
     accelerators = Accelerators(require_entity(data_dir, hpc("PartModel"), part, "--part", "part", project), nodes,
-                                per_node) if part else None
+                                per_node, quantity) if part else None
     site_iri = require_entity(data_dir, hpc("Site"), site, "--site", "site", project) if site else None
     if source_url is not None and not source_url.startswith(("https://", "http://")):
         raise InputError(f"--source-url {source_url!r} is not a web address (https://...)")
@@ -150,7 +163,7 @@ def new_system(project: Project, name: str, *, operator: str, country: str, out_
 def draft_system(name: str, *, operator: str, country: str, known: Callable[[str], bool], today: dt.date,
                  part: str | None = None, nodes: int | None = None, per_node: int | None = None,
                  site: str | None = None, source_url: str | None = None, tier: str | None = None,
-                 as_of: str | None = None) -> str:
+                 as_of: str | None = None, quantity: int | None = None) -> str:
     """The Turtle `hpckg new system` writes, as text (the site's Contribute form): operator, part and site are
     slugs or names, looked up with `known` (does the graph define this IRI?) instead of data/ttl/; a part or
     site that is not defined is still written, for the review to name. With `tier`, every claim gets it
@@ -159,15 +172,11 @@ def draft_system(name: str, *, operator: str, country: str, known: Callable[[str
     country = country.strip().upper()
     if len(country) != 2 or not country.isalpha():
         raise InputError(f"the country {country!r} is not an ISO 3166-1 alpha-2 code such as US or GB")
-    for label, number in (("nodes", nodes), ("per node", per_node)):
-        if number is not None and number < 1:
-            raise InputError(f"{label} {number} is not a positive whole number")
-    if (nodes is not None or per_node is not None) and part is None:
-        raise InputError("nodes and per node describe the accelerator component: give its part too")
+    check_accelerators(part, nodes, per_node, quantity, ("nodes", "per node", "accelerators in all"))
     if source_url is not None and not source_url.startswith(("https://", "http://")):
         raise InputError(f"the source URL {source_url!r} is not a web address (https://...)")
     operator_iri = entity("org", _operator_slug(operator))
-    accelerators = Accelerators(entity("part", slugify(part)), nodes, per_node) if part else None
+    accelerators = Accelerators(entity("part", slugify(part)), nodes, per_node, quantity) if part else None
     text = render(name, slug, operator, operator_iri if known(operator_iri) else None, country,
                   known(entity("country", country)), today, accelerators=accelerators,
                   site=entity("site", slugify(site)) if site else None, source_url=source_url)
@@ -343,9 +352,12 @@ chg:{slug}-{date} a hpc:ChangeEntry ;
 def _accelerator_block(name: str, slug: str, accelerators: Accelerators, source: str) -> str:
     component = f"cmp:{slug}-accelerator"
     part = "part:" + accelerators.part.rsplit("/", 1)[-1]
+    layout = (f": {accelerators.nodes} nodes x {accelerators.per_node} per node" if accelerators.nodes
+              and accelerators.per_node else "")
+    derived = ("" if accelerators.quantity is not None and not layout
+               else " (the build derives the quantity from nodes x per node)")
     text = f"""
-# --- Accelerators{f": {accelerators.nodes} nodes x {accelerators.per_node} per node" if accelerators.nodes
-                    and accelerators.per_node else ""} (the build derives the quantity from nodes x per node) ---
+# --- Accelerators{layout}{derived} ---
 
 {component} a hpc:Component ;
     hpc:componentOf sys:{slug} ; hpc:role role:accelerator ;
@@ -356,6 +368,9 @@ def _accelerator_block(name: str, slug: str, accelerators: Accelerators, source:
         text += claim_block(f"{slug}-accelerator-nodes", component, "hpc:nodeCount", str(accelerators.nodes), source)
     if accelerators.per_node is not None:
         text += claim_block(f"{slug}-accelerator-per-node", component, "hpc:perNode", str(accelerators.per_node),
+                            source)
+    if accelerators.quantity is not None:
+        text += claim_block(f"{slug}-accelerator-quantity", component, "hpc:quantity", str(accelerators.quantity),
                             source)
     return text
 

@@ -52,7 +52,8 @@ WAIT_SECONDS = 30.0  # how long a check waits for the one running before 503
 MAX_AROUND = 200_000  # triples of the served graph a review may read (a system's neighbourhood: about 1,000)
 DRAFT_NAME = "draft.ttl"
 PAGE_KINDS = {"system": "System", "site": "Site", "org": "Organisation", "part": "PartModel"}
-FORM_FIELDS = ("name", "operator", "site", "country", "part", "nodes", "per_node", "source_url", "tier", "as_of")
+FORM_FIELDS = ("name", "operator", "site", "country", "part", "nodes", "per_node", "quantity", "source_url", "tier",
+               "as_of")
 CLAIM_FIELDS = ("record", "property", "value", "source_url", "tier", "as_of", "basis", "source_title", "source_issued",
                 "source_kind", "source_creator", "source_publisher", "change")
 # The bases and source kinds a contributor chooses from (the vocabulary's notations; the others are written by
@@ -153,7 +154,7 @@ def form_turtle(form: dict[str, str], known) -> str:
     if not operator or not country:
         raise InputError("give the operator and the country (an ISO code such as GB)")
     numbers = {}
-    for key in ("nodes", "per_node"):
+    for key in ("nodes", "per_node", "quantity"):
         text = form.get(key, "").strip()
         if text:
             if not text.isdigit():
@@ -164,6 +165,7 @@ def form_turtle(form: dict[str, str], known) -> str:
         raise InputError(f"the tier is one of {', '.join(TIERS)}")
     return draft_system(name, operator=operator, country=country, part=form.get("part", "").strip() or None,
                         nodes=numbers.get("nodes"), per_node=numbers.get("per_node"),
+                        quantity=numbers.get("quantity"),
                         site=form.get("site", "").strip() or None,
                         source_url=form.get("source_url", "").strip() or None, tier=tier,
                         as_of=form.get("as_of", "").strip() or None, known=known, today=dt.date.today())
