@@ -177,6 +177,19 @@ def test_an_enrichment_of_an_imported_machine_checks_clean_in_the_workflow_with_
     assert check.returncode == 0, check.stdout
 
 
+def test_a_duplicate_of_an_imported_machine_fails_in_the_workflow_with_the_release(tmp_path, release):
+    # Issue 36: "a duplicate of an imported machine passes CI": the workflow saw only the curated data. The
+    # good corpus's Frontier is clean against the curated graph and a new record of TOP500's Frontier against
+    # the imports, as on a laptop whose store holds them.
+    frontier = (ROOT / "tests" / "contributions" / "good" / "frontier.ttl").read_text(encoding="utf-8")
+    clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/frontier.ttl": frontier})
+    ran, summary = run_workflow(clone, {"github.event.pull_request.base.sha": base, "github.sha": head,
+                                        "vars.HPCKG_RELEASE": str(release), "github.event.pull_request.number": "8"})
+    assert [name for name, _ in ran][-1] == "hpckg check", [name for name, _ in ran]  # the review is not posted
+    assert dict(ran)["hpckg check"].returncode == 2, dict(ran)["hpckg check"].stdout[-2000:]
+    assert "duplicate-system" in summary and "sys:top500-180047" in summary, summary
+
+
 def test_without_a_release_the_workflow_says_what_it_cannot_see(tmp_path):
     # The same contribution where no release is configured: the imported system is unknown, as on a laptop
     # that has not imported the datasets, and the job fails with the reason in its summary.
