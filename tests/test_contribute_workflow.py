@@ -190,6 +190,31 @@ def test_a_duplicate_of_an_imported_machine_fails_in_the_workflow_with_the_relea
     assert "duplicate-system" in summary and "sys:top500-180047" in summary, summary
 
 
+def test_a_new_system_scaffolded_with_imported_records_checks_clean_in_the_workflow(tmp_path, release):
+    # Issue 36's third contribution: a new planned system (Argonne's Equinox) whose operator is the TOP500's
+    # record of Argonne, found by name as a contributor's `hpckg new system` finds it, and 10,000 of TOP500's
+    # H100 part (a count in all: --quantity), filled in, then reviewed
+    # by the workflow against the release's imports: one check, clean.
+    from test_contribute_new_claim import filled_system
+
+    project = copy_project(tmp_path / "project")
+    (project / ".hpckg").mkdir()
+    os.symlink(os.path.realpath(stores.website().store), project / ".hpckg" / "store")
+    done = run_hpckg("new", "system", "Equinox", "--operator", "DOE/SC/Argonne National Laboratory", "--country",
+                     "US", "--status", "planned", "--part", "part:top500-nvidia-h100-sxm5-80gb", "--quantity", "10000",
+                     cwd=project)
+    assert done.returncode == 0, text(done)
+    path = project / "data" / "ttl" / "systems" / "equinox.ttl"
+    assert "orgn:top500-operator-" in path.read_text(encoding="utf-8")  # the imported record, not a second one
+    filled_system(path)
+    clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/equinox.ttl": path.read_text(encoding="utf-8")})
+    ran, summary = run_workflow(clone, {"github.event.pull_request.base.sha": base, "github.sha": head,
+                                        "vars.HPCKG_RELEASE": str(release), "github.event.pull_request.number": "9"})
+    check = dict(ran)["hpckg check"]
+    assert check.returncode == 0, check.stdout[-3000:]
+    assert "undefined-entity" not in summary and "equinox.ttl" in summary, summary
+
+
 def test_without_a_release_the_workflow_says_what_it_cannot_see(tmp_path):
     # The same contribution where no release is configured: the imported system is unknown, as on a laptop
     # that has not imported the datasets, and the job fails with the reason in its summary.
