@@ -6,6 +6,10 @@ and of the words and initials of its own operator, site and country; what remain
 existing systems' names as the exact check compares them. A match is reported only when the records also
 agree on something else (country, operator or site), and with every record of that machine (TOP500's and Epoch
 AI's, linked by hpc:sameMachineAs), since a contribution about it belongs to one of them.
+
+A new system named like nothing the graph holds ("OLCF-5", Frontier's project name) is compared by what it is
+made of instead: an existing system in its country with the same accelerator part model, and no other count of
+them, may be it (same_parts).
 """
 
 from __future__ import annotations
