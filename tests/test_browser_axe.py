@@ -70,6 +70,7 @@ PAGES = {
     "statistics-over-time": urls.statistics_trend("vendor-parent"),
     "absent-edition": urls.top500_list("2022-11"),
     "query-editor": urls.query_editor("SELECT ?system ?name WHERE { ?system a hpc:System ; hpc:name ?name } LIMIT 5"),
+    "queries": urls.queries(),
     "canned-query": urls.canned("accelerators-by-country"),
     "vocab": urls.vocab(),
     "contribute": urls.contribute(),

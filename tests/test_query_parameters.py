@@ -147,6 +147,11 @@ def test_web_parameters_on_the_page_the_downloads_and_the_home_page(web):
     assert download.status_code == 200 and "116992" not in download.text and "16992" in download.text
     listed = web.get(urls.queries())
     assert 'name="min_tier"' in listed.text and "the lowest tier counted" in listed.text
+    # Issue 35: the list showed each comment's first line, cut mid-sentence ("each of its"), and its code spans
+    # as raw backticks; a visitor reads whole sentences and code set as code.
+    assert "`" not in listed.text.split("<body", 1)[1], "unrendered Markdown code span"
+    assert "<code>hpckg query NAME --param min_tier=reported</code>" in listed.text
+    assert "each of its</td>" not in listed.text and "each of its components with its role" in listed.text
 
 
 def test_web_refuses_a_bad_value_in_the_error_shape(web):

@@ -212,17 +212,31 @@ def _bind_paging(text: str, parameter: Parameter, value: str, label: str) -> str
     return bound
 
 
+DESCRIPTION_CHARACTERS = 240  # what a list of queries shows of one: about two lines of a page
+
+
 def header_description(text: str) -> str:
-    """The first line of a query's header comment: what the query answers."""
+    """What the query answers: the first sentence of its header comment, read across the comment's lines (the
+    first line alone cut "for each system (named by its slug), each of its" short), shortened at a comma or
+    semicolon with an ellipsis when longer than DESCRIPTION_CHARACTERS."""
+    words: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith("#"):
-            description = stripped.lstrip("#").strip()
-            if description:
-                return description
-        elif stripped:
+        if not stripped.startswith("#"):
             break
-    return ""
+        comment = stripped.lstrip("#").strip()
+        if not comment or re.match(r"(param\s+\w+:|needs:)", comment):
+            break
+        words.append(comment)
+    paragraph = " ".join(words)
+    ended = re.search(r"(?<=[.!?])\s+(?=[A-Z(`?])", paragraph)
+    sentence = paragraph[:ended.start()] if ended else paragraph
+    if len(sentence) <= DESCRIPTION_CHARACTERS:
+        return sentence
+    # the last comma, semicolon, colon or opening parenthesis in reach that leaves no parenthesis open
+    cuts = [m.start() for m in re.finditer(r", |; |: | \(", sentence[:DESCRIPTION_CHARACTERS])
+            if sentence[:m.start()].count("(") == sentence[:m.start()].count(")") and m.start() > 40]
+    return (sentence[:cuts[-1]] if cuts else sentence[:sentence.rfind(" ", 0, DESCRIPTION_CHARACTERS)]) + " …"
 
 
 def canned_queries(project: Project) -> list[CannedQuery]:

@@ -43,18 +43,23 @@ def web_linkable(href: object) -> bool:
     return isinstance(href, str) and href.startswith(("http://", "https://"))
 
 
-# An inline Markdown link as imported text writes it: [text](url), the URL sometimes in doubled parentheses.
-_MARKDOWN_LINK = re.compile(r"\[([^\]\n]+)\]\(\(?(https?://[^\s()]+)\)?\)")
+# An inline Markdown link as imported text writes it: [text](url), the URL sometimes in doubled parentheses;
+# and a code span, as the canned queries' comments write a command: `hpckg query NAME`.
+_MARKDOWN_LINK = re.compile(r"\[([^\]\n]+)\]\(\(?(https?://[^\s()]+)\)?\)|`([^`\n]+)`")
 
 
 def inline_markdown(value: object) -> Markup:
-    """Text with inline Markdown links (Epoch AI's notes) as HTML: each http(s) link an <a>, everything else
-    escaped, so a value can add a link and nothing else."""
+    """Text with inline Markdown links (Epoch AI's notes) and code spans (the canned queries' comments) as
+    HTML: each http(s) link an <a>, each code span a <code>, everything else escaped, so a value can add a link
+    or code and nothing else."""
     text = str(value)
     parts, last = [], 0
     for match in _MARKDOWN_LINK.finditer(text):
         parts.append(escape(text[last:match.start()]))
-        parts.append(Markup('<a href="{}">{}</a>').format(match.group(2), match.group(1)))
+        if match.group(3) is not None:
+            parts.append(Markup("<code>{}</code>").format(match.group(3)))
+        else:
+            parts.append(Markup('<a href="{}">{}</a>').format(match.group(2), match.group(1)))
         last = match.end()
     parts.append(escape(text[last:]))
     return Markup("").join(parts)
