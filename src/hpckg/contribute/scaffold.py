@@ -25,6 +25,15 @@ from hpckg.terms import RDF_TYPE, RDFS_LABEL, SCHEMA_URL, SKOS_ALT_LABEL
 LABELS = (RDFS_LABEL, SKOS_ALT_LABEL, hpc("slug"))
 # What an as-of date is, where `hpckg new` cannot know it; `hpckg check` explains it until it is replaced.
 AS_OF_PLACEHOLDER = "TODO: the date the source gives for this fact, such as 2024-06, or delete this line"
+DATE_TYPES = {4: "gYear", 7: "gYearMonth", 10: "date"}  # a date's datatype by the length of YYYY[-MM[-DD]]
+
+
+def date_literal(text: str, error: str) -> str:
+    """A source's or claim's date as Turtle ('"2024-06"^^xsd:gYearMonth') from YYYY, YYYY-MM or YYYY-MM-DD;
+    an InputError saying `error` for any other text."""
+    if not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", text):
+        raise InputError(error)
+    return f'"{text}"^^xsd:{DATE_TYPES[len(text)]}'
 PREFIX_NAMES = ("hpc", "rdfs", "skos", "xsd", "prov", "dcterms", "schema", "sys", "site", "orgn", "part",
                 "cmp", "src", "claim", "chg", "country", "tier", "basis", "rank", "status", "kind", "role",
                 "sourcekind", "orgtype")
@@ -183,10 +192,8 @@ def draft_system(name: str, *, operator: str, country: str, known: Callable[[str
     if tier is not None:
         text = text.replace("hpc:tier todo:tier", f"hpc:tier tier:{tier}")
     if as_of is not None:
-        datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}.get(len(as_of))
-        if datatype is None or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", as_of):
-            raise InputError(f"the as-of date {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD")
-        text = text.replace(f'hpc:asOf "{AS_OF_PLACEHOLDER}"', f'hpc:asOf "{as_of}"^^xsd:{datatype}')
+        dated = date_literal(as_of, f"the as-of date {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD")
+        text = text.replace(f'hpc:asOf "{AS_OF_PLACEHOLDER}"', f"hpc:asOf {dated}")
     return text
 
 
@@ -269,21 +276,18 @@ def source_lines(ref: str, url: str | None, described: SourceDescription, *, fla
     """The Turtle statements of a new source `ref` (a src: name), as lines ending in ' ;' but the last one's
     '.' for the caller to add: title, address, creator and publisher when given (else a placeholder when named
     in `placeholders`), date and kind."""
-    if described.issued is not None and not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", described.issued):
-        raise InputError(f"{flag} {described.issued!r} is not a date such as 2024-06-10, 2024-06 or 2024")
-    datatype = {4: "gYear", 7: "gYearMonth", 10: "date"}
+    issued = (date_literal(described.issued, f"{flag} {described.issued!r} is not a date such as 2024-06-10, "
+                                             "2024-06 or 2024")
+              if described.issued is not None else '"TODO: the date the document was published, such as 2024-06-10"')
     title = _escape(described.title) if described.title else "TODO: the document's title"
     lines = [f"{ref} a hpc:Source", f'    dcterms:title "{title}"@en',
              f"    schema:url {f'<{url}>' if url else 'todo:source-url'}"]
     for name, value in (("publisher", described.publisher), ("creator", described.creator)):
         if value or name in placeholders:
             lines.append(f"    dcterms:{name} {value or f'todo:{name}'}")
-    lines.append("    dcterms:issued " + (f'"{described.issued}"^^xsd:{datatype[len(described.issued)]}'
-                                          if described.issued else
-                                          '"TODO: the date the document was published, such as 2024-06-10"'))
+    lines.append(f"    dcterms:issued {issued}")
     lines.append(f"    hpc:sourceKind {described.kind or 'todo:source-kind'}")
     return lines
-
 
 
 def render(name: str, slug: str, operator: str, operator_iri: str | None, country: str,

@@ -18,7 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hpckg.contribute.scaffold import SourceDescription, _escape, curated_index, find_entity, prefix_block, source_lines
+from hpckg.contribute.scaffold import (
+    SourceDescription,
+    _escape,
+    curated_index,
+    date_literal,
+    find_entity,
+    prefix_block,
+    source_lines,
+)
 from hpckg.contribute.scaffold_entities import Written, _append, vocabulary_value
 from hpckg.errors import InputError
 from hpckg.namespaces import PREFIXES, hpc, shorten
@@ -41,7 +49,6 @@ LITERALS = {  # xsd datatype -> (pattern of its lexical form, what to write inst
     "gYear": (r"\d{4}", "a year, such as 2025"),
     "boolean": (r"true|false", "true or false"),
 }
-AS_OF = {4: "gYear", 7: "gYearMonth", 10: "date"}
 UNDESCRIBED = SourceDescription()  # a new source whose title, date, kind, creator and publisher are left to fill in
 
 
@@ -150,10 +157,8 @@ def claim_block(ontology_dir: Path, entity: Found, find: Resolver, *, prop: str,
              "hpc:rank rank:normal",
              f"    prov:hadPrimarySource {source_ref}"]
     if as_of is not None:
-        datatype = AS_OF.get(len(as_of))
-        if datatype is None or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", as_of):
-            raise InputError(f"--as-of {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD (the date the source gives)")
-        lines.append(f'    hpc:asOf "{as_of}"^^xsd:{datatype}')
+        lines.append("    hpc:asOf " + date_literal(as_of, f"--as-of {as_of!r} is not YYYY, YYYY-MM or YYYY-MM-DD "
+                                                          "(the date the source gives)"))
     block = f"\n# {entity.label} ({shorten(entity.iri)}, from {entity.where}): {prop_local}\n"
     block += " ;\n".join(lines) + " .\n"
     if source_url is not None:
@@ -276,15 +281,7 @@ def _open_store(project: Project) -> Store | None:
 def _stated_in_project(project: Project, iri: str) -> bool:
     """Whether data/ttl/ or the built store already says anything about `iri` (a name a scaffold would mint)."""
     index = curated_index(project.data_dir)
-    if any(iri in subjects for subjects in index.typed.values()):
-        return True
-    store = _open_store(project)
-    if store is None:
-        return False
-    try:  # `iri` is a prefix and a slug: no character that could end the IRI
-        return bool(store.query(f"ASK {{ <{iri}> ?p ?o }}"))
-    finally:
-        store.close()
+    return any(iri in subjects for subjects in index.typed.values()) or _label_in_store(project, iri) is not None
 
 
 def _label_in_store(project: Project, iri: str) -> str | None:

@@ -31,7 +31,7 @@ from starlette.responses import Response
 from hpckg.contribute.check import KINDS, check_draft
 from hpckg.contribute.neighbourhood import SystemNames, TooBroad
 from hpckg.contribute.scaffold import draft_system
-from hpckg.contribute.scaffold_claim import StoreResolver, describe_source, draft_claim
+from hpckg.contribute.scaffold_claim import UNDESCRIBED, StoreResolver, describe_source, draft_claim
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.namespaces import hpc
@@ -188,7 +188,7 @@ def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir) -> str:
     described = describe_source(ontology_dir, find, title=form.get("source_title"), kind=form.get("source_kind"),
                                 issued=form.get("source_issued"), creator=form.get("source_creator"),
                                 publisher=form.get("source_publisher"))
-    if source_url is None and described != describe_source(ontology_dir, find):
+    if source_url is None and described != UNDESCRIBED:
         raise InputError("the source's title, date, kind, creator and publisher describe a new source: give its URL")
     return draft_claim(ontology_dir, find, record, prop=prop, value=value, source_url=source_url, tier=tier,
                        as_of=form.get("as_of", "").strip() or None, basis=basis, today=dt.date.today(),
