@@ -229,6 +229,36 @@ chg:nvidia-2026-12-07 a hpc:ChangeEntry ;
     assert report.codes() == {"conflict"}
 
 
+def test_a_second_operator_of_a_machine_is_another_value_not_a_conflict(tmp_path):
+    # Issue 36: JUPITER's operators (Jülich Supercomputing Centre, EuroHPC JU) were reported as conflicting
+    # although a machine may be run by several organisations at once; 319 of the full build's 2,130 conflict
+    # rows were joint owners of one Epoch AI record (Microsoft and OpenAI for the GPT-3 cluster).
+    claim = tmp_path / "kalos-second-operator.ttl"
+    prefixes = "".join(line for line in prefix_block().splitlines(True) if not line.startswith("@prefix todo:"))
+    claim.write_text(prefixes + """
+claim:kalos-operator-partner a hpc:Claim ;
+    hpc:about sys:kalos ; hpc:property hpc:operator ; hpc:value orgn:nvidia ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
+    prov:hadPrimarySource src:example-news-kalos .
+
+src:example-news-kalos a hpc:Source ;
+    dcterms:title "Kalos is run jointly"@en ;
+    schema:url <https://news.example.org/kalos-partner> ;
+    dcterms:issued "2026-11-02"^^xsd:date ;
+    hpc:sourceKind sourcekind:news-article .
+
+chg:kalos-2026-12-07 a hpc:ChangeEntry ;
+    hpc:changedEntity sys:kalos ;
+    dcterms:date "2026-12-07"^^xsd:date ;
+    rdfs:comment "Kalos: a news article names a second operator"@en .
+""", encoding="utf-8")
+    report = check_files([claim], project=session_project())
+    [review] = report.claims
+    assert review.verdict == "another value", report.to_text()
+    assert "claim:kalos-operator" in {o.replace("https://w3id.org/hpckg/id/claim/", "claim:") for o in review.others}
+    assert report.exit_code == 0, report.to_text()
+
+
 @pytest.mark.parametrize(("value", "precision", "verdict"), [
     ("2400", "approximate", "agrees"), ("2400", "exact", "conflicts"), ("2500", "approximate", "conflicts")])
 def test_an_approximate_figure_agrees_with_what_rounds_to_it(tmp_path, value, precision, verdict):

@@ -489,6 +489,19 @@ def truthy_operator(store: Store, system: str) -> list[str]:
             for row in store.query(f"SELECT ?org WHERE {{ sys:{system} hpc:operator ?org }}")]
 
 
+def test_operators_may_be_several_but_the_best_is_chosen_as_for_one_value():
+    # hpc:operator is multi-valued (joint operators are no conflict) and hpc:laterValuesReplace: unlike the
+    # other multi-valued properties, which keep every normal value, the later list's operator replaces the
+    # older one and, at one date, the higher tier wins, so totals by operator count a system once.
+    store = derive(SITES_BY_EDITION + """
+claim:g-operator-joint a hpc:Claim ; hpc:about sys:gamma ; hpc:property hpc:operator ; hpc:value orgn:joint ;
+    hpc:edition ed:new ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .""")
+    # the university (derived from the new edition's site, a lead) and the joint operator share a date: the
+    # reported one is best; the lab, of the old edition, is not (kept by a multi-valued rule of rank only)
+    assert truthy_operator(store, "gamma") == ["joint"]
+    assert not store.query("ASK { ?a hpc:disagreesWith ?b }")
+
+
 def test_a_systems_operator_is_derived_from_each_site_it_was_listed_at_and_the_latest_is_truthy():
     store = derive(SITES_BY_EDITION)
     assert derived_operators(store, "gamma") == {
@@ -651,6 +664,8 @@ def test_disagreements_pair_live_claims_of_one_date_whose_values_differ():
         ("e", "rmax", "80", "five", '; hpc:asOf "2024"^^xsd:gYear ; hpc:rank rank:deprecated '),  # not live
         ("f", "rmax", "70", "six", '; hpc:asOf "2024"^^xsd:gYear ; hpc:endTime "2024-12-01"^^xsd:date '),
         ("g", "purpose", '"AI"', "one", ""), ("h", "purpose", '"HPC"', "two", ""),  # multi-valued: no pair
+        # joint operators (issue 36: 319 of the full build's conflict rows were an Epoch record's joint owners)
+        ("i", "operator", "orgn:one", "one", ""), ("j", "operator", "orgn:two", "two", ""),
     )))
     pairs = {(row["a"].value.rsplit("/", 1)[-1], row["b"].value.rsplit("/", 1)[-1])
              for row in store.query("SELECT ?a ?b WHERE { ?a hpc:disagreesWith ?b }")}
