@@ -666,10 +666,15 @@ def test_disagreements_pair_live_claims_of_one_date_whose_values_differ():
         ("g", "purpose", '"AI"', "one", ""), ("h", "purpose", '"HPC"', "two", ""),  # multi-valued: no pair
         # joint operators (issue 36: 319 of the full build's conflict rows were an Epoch record's joint owners)
         ("i", "operator", "orgn:one", "one", ""), ("j", "operator", "orgn:two", "two", ""),
+        # a date agrees with the coarser date it falls in (TOP500's year beside Epoch AI's day), not another year
+        ("k", "operationalSince", '"2025"^^xsd:gYear', "one", ""),
+        ("l", "operationalSince", '"2025-06-10"^^xsd:date', "two", ""),
+        ("m", "operationalSince", '"2024"^^xsd:gYear', "three", ""),
     )))
     pairs = {(row["a"].value.rsplit("/", 1)[-1], row["b"].value.rsplit("/", 1)[-1])
              for row in store.query("SELECT ?a ?b WHERE { ?a hpc:disagreesWith ?b }")}
-    assert pairs == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b")}
+    assert pairs == {("a", "b"), ("b", "a"), ("b", "c"), ("c", "b"),
+                     ("k", "m"), ("m", "k"), ("l", "m"), ("m", "l")}
 
 
 @pytest.mark.parametrize(("stated", "precision", "disagree"), [

@@ -7,6 +7,7 @@ check never writes the built store nor touches a running server.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from decimal import Decimal, InvalidOperation
@@ -38,11 +39,14 @@ from hpckg.terms import (
     TIER,
 )
 from hpckg.validate import Violation, validate
-from hpckg.values import Iri, Text, Value
+from hpckg.values import Iri, Text, Value, Year, YearMonth
 from hpckg.vocabulary import vocabulary
 
 # A contribution may point an existing claim at its correction; nothing else about another file's entity.
 ALLOWED_ON_OTHERS = {hpc("supersededBy")}
+
+
+DATES = (dt.date, YearMonth, Year)  # a datetime is a date
 
 
 def _lexical(value: Value | None) -> str | None:
@@ -72,11 +76,16 @@ def _tolerance(claim: Claim) -> Decimal:
 
 
 def _agrees(claim: Claim, other: Claim) -> bool:
-    """Whether two claims' values agree: the same value, or numbers within the precision one of them states."""
+    """Whether two claims' values agree: the same value, numbers within the precision one of them states, or
+    a date and the coarser date it falls in."""
     if claim.value is None or other.value is None:
         return False
     if _same_value(claim.value, other.value):
         return True
+    if isinstance(claim.value, DATES) and isinstance(other.value, DATES):
+        # a date agrees with the coarser date it falls in ("2025" and "2025-06-10"), as rule 45 judges it
+        mine, theirs = str(claim.value), str(other.value)
+        return mine.startswith(theirs) or theirs.startswith(mine)
     try:
         gap = abs(Decimal(_lexical(claim.value) or "") - Decimal(_lexical(other.value) or ""))
     except (InvalidOperation, ValueError):
