@@ -84,10 +84,18 @@ class Claim:
     unknown: str | None = None  # "some-value" or "no-value" (hpc:SomeValueClaim / hpc:NoValueClaim)
     deprecation_reason: str | None = None  # a deprecation-reason: concept IRI
     references: tuple[Reference, ...] = ()  # written by claim_quads; read_claims does not read them back
+    best: bool = False  # typed hpc:BestClaim by the build (rule 10): the value its entity's truthy triple gives
 
     @property
     def deprecated(self) -> bool:
         return self.rank == t.RANK_DEPRECATED
+
+    @property
+    def date(self) -> str:
+        """The date the value refers to, as text: its point in time, else its start, else its as-of date
+        ("" when undated)."""
+        when = self.point_in_time or self.start or self.as_of
+        return "" if when is None else str(when)
 
 
 _CLAIM_FIELDS = {hpc("about"): "about", hpc("property"): "property", hpc("tier"): "tier",
@@ -102,11 +110,12 @@ _CLAIM_LISTS = {t.PROV_HAD_PRIMARY_SOURCE: "sources", hpc("supersededBy"): "supe
 _BOUND_IRIS = {hpc(name): name for name in t.BOUNDS}
 
 
-def read_claims(store: GraphStore, *, about: Iterable[str] | None = None,
-                iris: Iterable[str] | None = None) -> list[Claim]:
+def read_claims(store: GraphStore, *, about: Iterable[str] | None = None, iris: Iterable[str] | None = None,
+                types: Iterable[str] = t.CLAIM_TYPES) -> list[Claim]:
     """The claims about the given entities, or the given claims, or (neither given) every claim in the
-    store, sorted by (about, property, IRI). Derived claims are included (`derived=True`)."""
-    rows = claim_triples(store, about=about, iris=iris)
+    store, sorted by (about, property, IRI). Derived claims are included (`derived=True`); `types` as for
+    claim_triples (EVERY_CLAIM_TYPE: a claim typed only as a some-value claim too)."""
+    rows = claim_triples(store, about=about, iris=iris, types=types)
     return sorted((claim_from_triples(iri, fields) for iri, fields in rows.items()),
                   key=lambda c: (c.about, c.property, c.iri))
 
@@ -120,7 +129,7 @@ def claim_triples(store: GraphStore, *, about: Iterable[str] | None = None, iris
                   types: Iterable[str] = t.CLAIM_TYPES) -> dict[str, dict[str, list[ox.NamedNode | ox.Literal]]]:
     """Every triple of the claims (of one of `types`) about the given entities, or of the given claims, or
     (neither given) of every claim: {claim IRI: {predicate IRI: [objects]}}, the claims' one reading query,
-    which `read_claims` and the pages (hpckg.page.claims) make their records from. One scan of each claim's
+    which `read_claims` makes its records from. One scan of each claim's
     triples: a pattern per field, as OPTIONALs, was one index lookup per field and claim (5x slower)."""
     if about is not None and iris is not None:
         raise ValueError("give about= or iris=, not both")
@@ -167,7 +176,7 @@ def claim_from_triples(iri: str, fields: Mapping[str, Sequence[ox.NamedNode | ox
     unknown = "some-value" if t.SOME_VALUE_CLAIM in types else "no-value" if t.NO_VALUE_CLAIM in types else None
     return Claim(iri=iri, about=str(single.pop("about", "")), property=str(single.pop("property", "")),
                  tier=str(single.pop("tier", "")), bounds=bounds, derived=derived, unknown=unknown,
-                 **single, **lists)
+                 best=t.BEST_CLAIM in types, **single, **lists)
 
 
 # --- The builder: claims, entities and sources as quads --------------------------------------------

@@ -15,32 +15,27 @@ from urllib.parse import quote, urlsplit
 import pyoxigraph as ox
 
 from hpckg import numbers
-from hpckg.claims import EVERY_CLAIM_TYPE, claim_triples, labels
+from hpckg.claims import EVERY_CLAIM_TYPE, Claim, labels
+from hpckg.claims import read_claims as read_all_claims
 from hpckg.namespaces import ONTOLOGY, hpc
 from hpckg.page.model import ABSENT, Figure, Link, SourceLink, Tier
 from hpckg.terms import (
     BASIS_MACHINE_GENERATED,
-    BEST_CLAIM,
     BOUNDS,
     PRECISION_EXACT,
-    PROV_HAD_PRIMARY_SOURCE,
     PROV_WAS_DERIVED_FROM,
-    RANK_DEPRECATED,
     RANK_PREFERRED,
-    RDF_TYPE,
-    SKOS_NOTE,
     XSD,
     XSD_BOOLEAN,
     XSD_DECIMAL,
     XSD_DOUBLE,
 )
-from hpckg.values import INTEGER_TYPES
+from hpckg.values import INTEGER_TYPES, Text
 
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
 
 DECIMAL_TYPES = {XSD_DECIMAL, XSD_DOUBLE, XSD + "float"}
-SOME_VALUE, NO_VALUE = hpc("SomeValueClaim"), hpc("NoValueClaim")
 # A unit the ontology gives as "fraction" (between 0 and 1) is shown as a percentage.
 FRACTION_UNIT = "fraction"
 
@@ -185,48 +180,15 @@ class Ontology:
         return cls(properties, tiers, bound_labels, threshold)
 
 
-@dataclass
-class Claim:
-    """One claim as read from the store, before formatting."""
-
-    iri: str
-    about: str
-    property: str
-    value: object = None
-    bounds: dict[str, object] = field(default_factory=dict)
-    tier: str | None = None
-    basis: str | None = None
-    rank: str | None = None
-    as_of: str | None = None
-    notes: list[str] = field(default_factory=list)
-    precision: str | None = None
-    sources: list[SourceLink] = field(default_factory=list)
-    best: bool = False  # typed hpc:BestClaim by the build: the value of its entity and property
-    start: str | None = None
-    end: str | None = None
-    point_in_time: str | None = None
-    edition: str | None = None
-    unknown: str | None = None  # "some-value" / "no-value"
-
-    @property
-    def deprecated(self) -> bool:
-        return self.rank == RANK_DEPRECATED
-
-    @property
-    def date(self) -> str:
-        """The date the value refers to: its point in time, else its start, else its as-of date."""
-        return str(self.point_in_time or self.start or self.as_of or "")
-
-    @property
-    def sort_key(self) -> tuple:
-        """Best claim first (the one the truthy triple and page header show), then preferred, then the
-        current one (no end time), then the newest date; oldest last."""
-        return (not self.best, self.rank != RANK_PREFERRED, self.end is not None, _descending(self.date),
-                self.iri)
+def page_order(claim: Claim) -> tuple:
+    """Best claim first (the one the truthy triple and page header show), then preferred, then the current
+    one (no end time), then the newest date; oldest last."""
+    return (not claim.best, claim.rank != RANK_PREFERRED, claim.end is not None, descending(claim.date), claim.iri)
 
 
-def _descending(text: str) -> tuple:
-    return tuple(-ord(ch) for ch in text) + (1,)
+def descending(text: str) -> tuple:
+    """A sort key that orders texts (dates) newest first."""
+    return (*(-ord(ch) for ch in text), 1)
 
 
 def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
@@ -236,19 +198,19 @@ def source_link(iri: str, url: str | None, title: str | None) -> SourceLink:
     return SourceLink(iri=iri, url=url, host=host or title or iri.rsplit("/", 1)[-1], title=title)
 
 
-def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Claim]]:
-    """Every claim about the given entities (derived claims included), grouped by entity, with sources.
+def read_claims(store: GraphStore, entities: Iterable[str]) -> tuple[dict[str, list[Claim]],
+                                                                     dict[str, tuple[SourceLink, ...]]]:
+    """Every claim about the given entities (hpckg.claims.read_claims; derived, some-value and best claims
+    included), grouped by entity in page order, and the sources a page cites for each claim (by claim IRI).
 
-    The claims' triples come from the claims' one reading query (hpckg.claims.claim_triples). A derived
-    claim has no primary source of its own: its sources are those of the claims it was derived from,
-    followed through prov:wasDerivedFrom (successors)."""
+    A derived claim has no primary source of its own: its sources are those of the claims it was derived
+    from, followed through prov:wasDerivedFrom (successors)."""
     about = [iri for iri in dict.fromkeys(entities) if iri_list([iri])]
     if not about:
-        return {}
-    found = claim_triples(store, about=about, types=EVERY_CLAIM_TYPE)
-    claims = {iri: claim for iri, fields in found.items() if (claim := _claim(iri, fields)) is not None}
-    cited = {iri: {o.value for o in found[iri].get(PROV_HAD_PRIMARY_SOURCE, ())} for iri in claims}
-    derived = {iri for iri in claims if found[iri].get(PROV_WAS_DERIVED_FROM)}
+        return {}, {}
+    claims = [claim for claim in read_all_claims(store, about=about, types=EVERY_CLAIM_TYPE) if claim.property]
+    cited = {claim.iri: set(claim.sources) for claim in claims}
+    derived = {claim.iri for claim in claims if claim.derived_from}
     if derived:
         inputs = successors(store, derived, (PROV_WAS_DERIVED_FROM,))
         upstream = {iri: reachable(inputs, iri) for iri in derived}
@@ -268,13 +230,13 @@ def read_claims(store: GraphStore, entities: Iterable[str]) -> dict[str, list[Cl
               OPTIONAL {{ ?source dcterms:title ?title }}
             }} ORDER BY ?source ?url ?title"""):
             described.setdefault(str(row["source"]), {k: str(v) for k, v in row.items() if k != "source"})
-    for iri, claim in claims.items():
-        claim.sources = [source_link(source, described.get(source, {}).get("url"),
-                                     described.get(source, {}).get("title")) for source in sorted(cited[iri])]
+    sources = {iri: tuple(source_link(source, described.get(source, {}).get("url"),
+                                      described.get(source, {}).get("title")) for source in sorted(found))
+               for iri, found in cited.items()}
     grouped: dict[str, list[Claim]] = {}
-    for claim in sorted(claims.values(), key=lambda c: c.sort_key):
+    for claim in sorted(claims, key=page_order):
         grouped.setdefault(claim.about, []).append(claim)
-    return grouped
+    return grouped, sources
 
 
 def successors(store: GraphStore, starts: set[str], predicates: tuple[str, ...]) -> dict[str, set[str]]:
@@ -305,36 +267,14 @@ def reachable(edges: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def _claim(iri: str, fields: dict[str, list]) -> Claim | None:
-    """The page's record of one claim from its triples (claim_triples); None for one without a property."""
-    def first(predicate: str) -> object:
-        terms = sorted(fields.get(predicate, ()), key=str)
-        return term_value(terms[0]) if terms else None
-
-    about, prop = first(hpc("about")), first(hpc("property"))
-    if about is None or prop is None:
-        return None
-    types = {term.value for term in fields.get(RDF_TYPE, ())}
-    return Claim(iri=iri, about=str(about), property=str(prop), value=first(hpc("value")),
-                 bounds={name: first(hpc(name)) for name in BOUNDS if fields.get(hpc(name))},
-                 tier=_str(first(hpc("tier"))), basis=_str(first(hpc("basis"))), rank=_str(first(hpc("rank"))),
-                 as_of=_str(first(hpc("asOf"))), precision=_str(first(hpc("precision"))),
-                 notes=sorted({term.value for term in fields.get(SKOS_NOTE, ())}),
-                 best=BEST_CLAIM in types, start=_str(first(hpc("startTime"))), end=_str(first(hpc("endTime"))),
-                 point_in_time=_str(first(hpc("pointInTime"))), edition=_str(first(hpc("edition"))),
-                 unknown="some-value" if SOME_VALUE in types else "no-value" if NO_VALUE in types else None)
-
-
-def _str(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
 class Formatter:
     """Turns claims into Figures using the ontology's units and labels and the labels of entity values."""
 
-    def __init__(self, ontology: Ontology, names: dict[str, str]):
+    def __init__(self, ontology: Ontology, names: dict[str, str],
+                 sources: dict[str, tuple[SourceLink, ...]] | None = None):
         self.ontology = ontology
         self.names = names
+        self.sources = sources if sources is not None else {}  # claim IRI -> what a figure of it cites
 
     def name(self, iri: str | None) -> str:
         if not iri:
@@ -346,7 +286,7 @@ class Formatter:
 
     def text(self, claim: Claim, unit: str, scale: numbers.Scale | None = None) -> str:
         """The claim's value (and bounds) as text; numbers in `scale`'s unit (display_scale) when given."""
-        value = claim.value
+        value = claim.value.text if isinstance(claim.value, Text) else claim.value
 
         def shown_number(number: object) -> str:
             if scale is not None and scale.steps and isinstance(number, int | Decimal):
@@ -381,7 +321,7 @@ class Formatter:
             text=self.text(claim, info.unit, scale), unit=unit, claim=claim.iri,
             entity=claim.value if value_is_entity else None,  # type: ignore[arg-type]
             tier=tier, basis=self.link(claim.basis), as_of=claim.date or None,
-            note=" ".join(claim.notes) or None, sources=tuple(claim.sources),
+            note=claim.note or None, sources=self.sources.get(claim.iri, ()),
             lead=machine or (tier is not None and tier.rank <= self.ontology.lead_rank),
             machine_generated=machine, value=claim.value,
             url=(info.formatter_url.replace("$1", quote(str(claim.value), safe=""))

@@ -23,6 +23,7 @@ import pyoxigraph as ox
 from hpckg import numbers
 from hpckg.claims import Claim, iri_ref, labels, read_claims
 from hpckg.namespaces import ONTOLOGY, PREFIXES
+from hpckg.page.claims import descending
 from hpckg.page.model import Link
 from hpckg.page.systemindex import SystemIndex
 from hpckg.values import Iri
@@ -280,7 +281,7 @@ class EntityReader:
         source_names = self.sources([s for c in rows for s in c.sources])
         units = self.units([c.property for c in rows])
         ordered = sorted(rows, key=lambda c: (c.about, names.get(c.property, c.property).casefold(),
-                                              _descending(claim_date(c)), c.iri))
+                                              descending(c.date), c.iri))
         return ClaimTable([ClaimRow(
             about=self.link(c.about, names.get(c.about) or readable(c.about)),
             property=names.get(c.property, readable(c.property)),
@@ -288,7 +289,7 @@ class EntityReader:
             unit=units.get(c.property, "") if isinstance(c.value, int | Decimal) or c.bounds else "",
             tier=names.get(c.tier or "", readable(c.tier or "")),
             tier_class=(c.tier or "").rsplit("/", 1)[-1],
-            as_of=claim_date(c),
+            as_of=c.date,
             sources=[self.link(s, source_names.get(s) or readable(s)) for s in c.sources],
             no_sources=f"derived from {len(c.derived_from)} claims" if c.derived else "",
             deprecated=(c.rank or "").endswith("/deprecated"),
@@ -472,15 +473,3 @@ class EntityReader:
                 "claims": self.claims_table(read_claims(self.store, about=[iri])),
                 "inbound": [(self.term(r["s"], names), names.get(r["p"].value, short(r["p"].value)))
                             for r in inbound]}
-
-
-def claim_date(claim: Claim) -> str:
-    """The date a claim's value refers to: its point in time, else its as-of date, else when it started."""
-    for when in (claim.point_in_time, claim.as_of, claim.start):
-        if when is not None:
-            return str(when)
-    return ""
-
-
-def _descending(text: str) -> tuple:
-    return (*(-ord(ch) for ch in text), 1)

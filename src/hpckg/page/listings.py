@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hpckg.claims import Claim
 from hpckg.namespaces import hpc
-from hpckg.page.claims import Claim, Formatter, select
+from hpckg.page.claims import Formatter, select
 from hpckg.page.model import Listing
 
 if TYPE_CHECKING:

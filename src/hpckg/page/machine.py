@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hpckg.claims import labels
+from hpckg.claims import Claim, labels
 from hpckg.namespaces import dataset_of, hpc
-from hpckg.page.claims import Claim, Formatter, select, source_link
-from hpckg.page.model import Link, SameMachine
+from hpckg.page.claims import Formatter, select, source_link
+from hpckg.page.model import Link, SameMachine, SourceLink
 from hpckg.terms import BASIS_MACHINE_GENERATED
+from hpckg.values import Iri
 
 if TYPE_CHECKING:
     from hpckg.store import GraphStore
@@ -80,22 +81,29 @@ def confirmed(tier: str | None, basis: str | None) -> bool:
 def read_same_machine(store: GraphStore, iri: str, formatter: Formatter) -> tuple[str, list[SameMachine]]:
     """This record's dataset (from its graphs) and its links, confirmed ones first, each with its claim's
     tier, basis, note and sources."""
-    claims: dict[str, Claim] = {}
+    first_rows: dict[str, dict[str, object]] = {}  # claim -> its first row
+    notes: dict[str, list[str]] = defaultdict(list)
+    sources: dict[str, dict[str, SourceLink]] = defaultdict(dict)
     others: dict[str, tuple[str, str]] = {}  # claim -> (other record, its title)
     graphs: dict[str, set[str]] = defaultdict(set)
     for row in select(store, LINKS % {"iri": iri}):
         claim_iri, other = str(row["claim"]), str(row["other"])
-        claim = claims.get(claim_iri)
-        if claim is None:
-            claim = claims[claim_iri] = Claim(iri=claim_iri, about=str(row["about"]), property=SAME_MACHINE,
-                                              value=other if str(row["about"]) == iri else iri,
-                                              tier=str(row["tier"]), basis=_opt(row.get("basis")))
+        if claim_iri not in first_rows:
+            first_rows[claim_iri] = row
             others[claim_iri] = (other, str(row.get("name") or row.get("label") or other.rsplit("/", 1)[-1]))
         graphs[other].add(str(row["g"]))
-        if row.get("note") and str(row["note"]) not in claim.notes:
-            claim.notes.append(str(row["note"]))
-        if row.get("source") and not any(s.iri == str(row["source"]) for s in claim.sources):
-            claim.sources.append(source_link(str(row["source"]), _opt(row.get("url")), _opt(row.get("title"))))
+        if row.get("note") and str(row["note"]) not in notes[claim_iri]:
+            notes[claim_iri].append(str(row["note"]))
+        if row.get("source"):
+            sources[claim_iri].setdefault(str(row["source"]), source_link(
+                str(row["source"]), _opt(row.get("url")), _opt(row.get("title"))))
+    claims = {claim_iri: Claim(iri=claim_iri, about=str(row["about"]), property=SAME_MACHINE,
+                               value=Iri(others[claim_iri][0] if str(row["about"]) == iri else iri),
+                               tier=str(row["tier"]), basis=_opt(row.get("basis")),
+                               note=" ".join(notes[claim_iri]) or None,
+                               sources=tuple(sources[claim_iri]))
+              for claim_iri, row in first_rows.items()}
+    formatter.sources.update({claim_iri: tuple(found.values()) for claim_iri, found in sources.items()})
     # the link claims' bases are not among the labels the page read for its own claims
     bases = {claim.basis for claim in claims.values() if claim.basis and claim.basis not in formatter.names}
     formatter.names.update(labels(store, bases))

@@ -7,15 +7,15 @@ import difflib
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from hpckg.claims import labels
+from hpckg.claims import Claim, labels
 from hpckg.errors import UnknownNameError
 from hpckg.namespaces import ID, PREFIXES, THIS_DATASET, hpc
 from hpckg.page.claims import (
-    Claim,
     Formatter,
     Ontology,
     format_number,
     iri_list,
+    page_order,
     reachable,
     read_claims,
     select,
@@ -161,11 +161,12 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *
           OPTIONAL {{ ?component hpc:role ?role OPTIONAL {{ ?role hpc:displayOrder ?order }} }}
         }}""")
     component_iris = [str(row["component"]) for row in components]
-    claims = read_claims(store, [iri, *component_iris])
+    claims, cited = read_claims(store, [iri, *component_iris])
     part_iris = [str(c.value) for cmp in component_iris for c in claims.get(cmp, [])
                  if c.property == hpc("partModel") and not c.deprecated]
-    part_claims = read_claims(store, part_iris)
+    part_claims, part_cited = read_claims(store, part_iris)
     claims.update(part_claims)
+    cited.update(part_cited)
 
     entity_values = {str(c.value) for group in claims.values() for c in group if isinstance(c.value, str)}
     orgs = {v for v in entity_values if v.startswith(ID + "org/")}
@@ -173,7 +174,7 @@ def system_page(store: GraphStore, iri: str, preamble: Preamble | None = None, *
     editions = {c.edition for group in claims.values() for c in group if c.edition}
     named = (entity_values | editions | set(parents.values()) | {str(r.get("role")) for r in components}
              | {c.basis for group in claims.values() for c in group if c.basis} | {BASIS_DERIVED})
-    formatter = Formatter(ontology, labels(store, named))
+    formatter = Formatter(ontology, labels(store, named), cited)
 
     system_claims = [c for c in claims.get(iri, []) if not c.deprecated]
     for prop, attribute in HEADER_PROPERTIES.items():
@@ -252,12 +253,12 @@ def qualifier_events(claims: list[Claim], ontology: Ontology, formatter: Formatt
         figure = formatter.figure(claim)
         value = figure.display
         if claim.start:
-            events.append(TimelineEvent(date=claim.start, label=f"{info.label} → {value}", figure=figure))
+            events.append(TimelineEvent(date=str(claim.start), label=f"{info.label} → {value}", figure=figure))
         if claim.end:
-            events.append(TimelineEvent(date=claim.end, label=f"{info.label} {value} ends", figure=figure))
+            events.append(TimelineEvent(date=str(claim.end), label=f"{info.label} {value} ends", figure=figure))
         if claim.point_in_time:
             edition = f" ({formatter.name(claim.edition)})" if claim.edition else ""
-            events.append(TimelineEvent(date=claim.point_in_time, label=f"{info.label}: {value}{edition}",
+            events.append(TimelineEvent(date=str(claim.point_in_time), label=f"{info.label}: {value}{edition}",
                                         figure=figure))
     return events
 
@@ -276,7 +277,7 @@ def _sectioned(ontology: Ontology, prop: str | None) -> bool:
 def rows_of(claims: list[Claim], ontology: Ontology, formatter: Formatter, kind: str) -> list[Row]:
     """One row per claim whose property is of the given ontology class, in the ontology's display order."""
     chosen = [c for c in claims if ontology.prop(c.property).is_a(kind)]
-    chosen.sort(key=lambda c: (ontology.prop(c.property).order, c.sort_key))
+    chosen.sort(key=lambda c: (ontology.prop(c.property).order, page_order(c)))
     return [Row(ontology.prop(c.property).label, formatter.figure(c), c.property) for c in chosen]
 
 
@@ -349,7 +350,7 @@ def component_row(iri: str, role: str, claims: dict[str, list[Claim]], parents: 
     part_own = [c for c in claims.get(part_iri or "", []) if not c.deprecated]
     maker_iri = next((str(c.value) for c in part_own if c.property == hpc("maker")), None)
     specs = [f"{ontology.prop(c.property).label}: {formatter.figure(c).display}"
-             for c in sorted(part_own, key=lambda c: (ontology.prop(c.property).order, c.sort_key))
+             for c in sorted(part_own, key=lambda c: (ontology.prop(c.property).order, page_order(c)))
              if c.property not in PART_SUMMARY_EXCLUDED]
     supplier_figure = first(hpc("supplierAtBuild"))
     supplier_iri = supplier_figure.entity
