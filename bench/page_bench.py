@@ -36,6 +36,7 @@ PAGES = {  # page type -> path (real entities of the full import)
     "charts": "/charts",
     "accelerators-by-country": "/queries/accelerators-by-country",
     "compare 3 systems": "/compare?system=top500-180047&system=top500-179807&system=top500-179397",
+    "compare's chart (its image)": "/compare.svg?system=top500-180047&system=top500-179807&system=top500-179397",
     "SPARQL editor": "/sparql",
     "system (Frontier)": "/page/system/top500-180047",
     "site (ORNL)": "/page/site/top500-site-48553",

@@ -55,6 +55,7 @@ class Chart:
     rows: list[list[str]]
     query_url: str = ""
     note: str = ""
+    src: str = ""  # drawn on its own request at this URL (an <img>: standalone), svg left empty
 
 
 def render_svg(spec: dict, alt: str) -> Markup:
@@ -69,6 +70,18 @@ def vega_svg(spec: dict) -> str:
     with _render_lock:
         return vl_convert.vegalite_to_svg({"$schema": "https://vega.github.io/schema/vega-lite/v5.json",
                                            "config": CONFIG, **spec})
+
+
+# The page's text colours (templates/layout.html, light and dark), for a chart served as an image of its own.
+PAGE_INK, PAGE_INK_DARK = "#1b1b1b", "#e6e6e3"
+
+
+def standalone(svg: str) -> str:
+    """A chart as an SVG document of its own, shown by an <img>, which passes it neither the page's colour nor
+    its colour scheme: currentColor set to the page's text colour, light or dark as the reader's scheme is."""
+    root, _, inner = svg.partition(">")
+    return (root + "><style>svg { color: " + PAGE_INK + " } @media (prefers-color-scheme: dark) { svg { color: "
+            + PAGE_INK_DARK + " } }</style>" + inner)
 
 
 _INNER_ARIA = re.compile(r'\s(?:role|aria-roledescription|aria-label|aria-hidden)="[^"]*"')

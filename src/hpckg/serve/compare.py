@@ -14,10 +14,12 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from markupsafe import Markup
+
 from hpckg import numbers
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.namespaces import PREFIXES
-from hpckg.serve import charts
+from hpckg.serve import charts, urls
 from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import figure_text
 
@@ -119,15 +121,23 @@ class Comparison:
         return [line for line in self.lines if line.section == key]
 
 
-def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Comparison:
-    """The comparison of the systems (slugs, in order) from the rows of the four queries; an
-    UnknownNameError names the slugs no system has."""
-    facts = rows["compare-systems"]
+def systems_of(slugs: list[str], facts: list[dict[str, object]]) -> list[System]:
+    """The systems compared (slugs, in order), named from compare-systems' rows; an UnknownNameError names
+    the slugs no system has."""
     named = {str(r["system"]): str(r.get("name") or "") for r in facts if r.get("system")}
     unknown = [slug for slug in slugs if SYSTEM + slug not in named]
     if unknown:
         raise UnknownNameError(f"no system with the slug {', '.join(unknown)}; find systems with the search box")
-    systems = [System(slug, SYSTEM + slug, named[SYSTEM + slug]) for slug in slugs]
+    return [System(slug, SYSTEM + slug, named[SYSTEM + slug]) for slug in slugs]
+
+
+def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Comparison:
+    """The comparison of the systems (slugs, in order) from the rows of the four queries; an
+    UnknownNameError names the slugs no system has. Its chart is an image drawn on a request of its own
+    (history_svg, at /compare.svg): drawing is 70-200 ms of Vega, which holds the interpreter, so the page
+    comes first and the browser asks for the chart as it reads it."""
+    facts = rows["compare-systems"]
+    systems = systems_of(slugs, facts)
     column = {system.iri: i for i, system in enumerate(systems)}
     lines = (fact_lines(facts, column) + listing_lines(rows["compare-history"], column)
              + part_lines(rows["compare-components"], column))
@@ -138,7 +148,8 @@ def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Compa
             str(r["source"]), str(r.get("title") or r["source"]), _text(r.get("url")), str(r.get("kind") or ""),
             int(r.get("claims") or 0), _text(r.get("tier"))))
     shown = [entry for line in lines for cell in line.cells for entry in cell if entry.claim]
-    return Comparison(systems, lines, sources, history_chart(systems, editions(rows["compare-history"], column)),
+    return Comparison(systems, lines, sources, history_chart(systems, editions(rows["compare-history"], column),
+                                                            urls.compare(slugs, format="svg")),
                       len(shown), sum(entry.lead for entry in shown))
 
 
@@ -265,14 +276,39 @@ def part_lines(components: list[dict[str, object]], column: dict[str, int]) -> l
     return sorted(found.values(), key=lambda line: (order[line.key], line.label))
 
 
-def history_chart(systems: list[System], history: list[dict[str, object]]) -> charts.Chart | None:
-    """Every system's rank and Rmax per TOP500 edition in one chart (a line per system), with a text
-    alternative and the data as a table; None when none of them was listed."""
+def history_svg(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> str | None:
+    """The history chart as an SVG document of its own, from compare-systems' and compare-history's rows
+    alone; None when no system was listed."""
+    systems = systems_of(slugs, rows["compare-systems"])
+    spec = history_spec(systems, editions(rows["compare-history"], {s.iri: i for i, s in enumerate(systems)}))
+    return None if spec is None else charts.standalone(charts.vega_svg(spec))
+
+
+def history_spec(systems: list[System], history: list[dict[str, object]]) -> dict | None:
+    """The Vega-Lite specification of the history chart (history_chart), None when no system was listed."""
     if not history:
         return None
     names = {i: system.name for i, system in enumerate(systems)}
     values = [{"edition": r["edition"], "system": names[int(str(r["column"]))], "rank": r.get("rank"),
                "rmax": r.get("rmaxTflops")} for r in history]
+    x = charts.edition_axis(sorted({str(r["edition"]) for r in history}))  # every edition, a few labels
+    colour = {"field": "system", "type": "nominal", "title": None, "sort": [s.name for s in systems]}
+    return {"data": {"values": values}, "vconcat": [
+        {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
+         "encoding": {"x": x, "color": colour,
+                      "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "zero": False},
+                            "title": "Rank"}}},
+        {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
+         "encoding": {"x": x, "color": colour,
+                      "y": {"field": "rmax", "type": "quantitative", "scale": {"type": "log"},
+                            "axis": {"labelExpr": charts.RATE_LABELS}, "title": "Rmax (log scale)"}}}]}
+
+
+def history_chart(systems: list[System], history: list[dict[str, object]], src: str) -> charts.Chart | None:
+    """Every system's rank and Rmax per TOP500 edition in one chart (a line per system), its image at `src`
+    (history_svg), with a text alternative and the data as a table; None when none of them was listed."""
+    if not history:
+        return None
     editions = sorted({str(r["edition"]) for r in history})
     sentences = []
     for i, system in enumerate(systems):
@@ -285,24 +321,13 @@ def history_chart(systems: list[System], history: list[dict[str, object]]) -> ch
                          f"{listed[-1]['edition']}, best rank {best.get('rank')} in {best['edition']}, Rmax "
                          f"{figure_text(listed[-1].get('rmaxTflops'), 'TFlop/s')} in {listed[-1]['edition']}")
     alt = "Line charts of rank and Rmax per TOP500 edition: " + "; ".join(sentences) + "."
-    x = charts.edition_axis(editions)  # every edition from the first to the last, a few labels
-    colour = {"field": "system", "type": "nominal", "title": None, "sort": [s.name for s in systems]}
-    spec = {"data": {"values": values}, "vconcat": [
-        {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
-         "encoding": {"x": x, "color": colour,
-                      "y": {"field": "rank", "type": "quantitative", "scale": {"reverse": True, "zero": False},
-                            "title": "Rank"}}},
-        {"width": charts.WIDTH, "height": 160, "mark": {"type": "line", "point": True},
-         "encoding": {"x": x, "color": colour,
-                      "y": {"field": "rmax", "type": "quantitative", "scale": {"type": "log"},
-                            "axis": {"labelExpr": charts.RATE_LABELS}, "title": "Rmax (log scale)"}}}]}
     cells = {(str(r["edition"]), int(str(r["column"]))): r for r in history}
     table = [[edition, *(value for i in range(len(systems)) for value in (
         figure_text(cells[(edition, i)].get("rank")) if (edition, i) in cells else "",
         figure_text(cells[(edition, i)].get("rmaxTflops")) if (edition, i) in cells else ""))] for edition in editions]
     columns = ["Edition", *(f"{s.name}: {what}" for s in systems for what in ("rank", "Rmax (TFlop/s)"))]
-    return charts.Chart("compare-history", "Rank and Rmax in the TOP500, per edition", alt,
-                        charts.render_svg(spec, alt), columns, table)
+    return charts.Chart("compare-history", "Rank and Rmax in the TOP500, per edition", alt, Markup(""), columns,
+                        table, src=src)
 
 
 # ---- twins --------------------------------------------------------------------------------------------

@@ -141,7 +141,8 @@ def entity_list(name: str, format: str | None = None, params: dict[str, str] | N
 
 
 def compare(systems: list[str] | None = None, format: str | None = None) -> str:
-    """Two to four systems side by side, named by their slugs (?system=a&system=b), or its .csv/.json twin."""
+    """Two to four systems side by side, named by their slugs (?system=a&system=b), or its .csv/.json twin, or
+    (format="svg") its chart."""
     path = COMPARE + (f".{format}" if format else "")
     return path + ("?" + urlencode([("system", slug) for slug in systems]) if systems else "")
 
