@@ -13,7 +13,7 @@ from hpckg.errors import InputError
 from hpckg.formats import rdf_format
 from hpckg.store import parse_file
 
-from conftest import session_project
+from conftest import run_hpckg, session_project, text
 
 
 def test_skeleton_parses_and_fails_naming_placeholders(tmp_path: Path):
@@ -87,3 +87,32 @@ def test_a_basis_placeholder_offers_only_what_a_person_writes(tmp_path: Path):
     assert fixes and all("basis:reported" in fix and "basis:operator-stated" in fix for fix in fixes)
     assert not any(word in fix for fix in fixes for word in ("basis:imported", "dataset-gives-no-source",
                                                              "dataset-cites-record", "basis:derived"))
+
+
+def test_a_source_by_an_organisation_not_yet_known_adds_both_in_one_step(project: Path):
+    # Issue 36: CONTRIBUTING adds the source, then the organisation, but `new source --creator` refused an
+    # organisation that did not exist yet, and an organisation's claims need a source: a loop. The new
+    # organisation is written with the source, its type claim citing it; one `hpckg check` of both is clean.
+    done = run_hpckg("new", "source", "equinox-press", "--url", "https://news.example.org/equinox", "--title",
+                     "Equinox announced", "--kind", "news-article", "--issued", "2026-11-02",
+                     "--creator", "Equinox Computing Consortium", "--publisher", "Equinox Computing Consortium",
+                     "--type", "company", cwd=project)
+    out, err = text(done)
+    assert done.returncode == 0, out + err
+    assert "added organisation <https://w3id.org/hpckg/id/org/equinox-computing-consortium>" in out
+    organisations = (project / "data/ttl/organisations.ttl").read_text(encoding="utf-8")
+    assert organisations.count("orgn:equinox-computing-consortium a hpc:Organisation") == 1  # creator = publisher
+    assert "prov:hadPrimarySource src:equinox-press" in organisations
+    sources = (project / "data/ttl/sources.ttl").read_text(encoding="utf-8")
+    assert "dcterms:creator orgn:equinox-computing-consortium" in sources
+    assert "hpckg check data/ttl/sources.ttl data/ttl/organisations.ttl" in err.replace(str(project) + "/", "")
+    for placeholder, value in (("todo:tier", "tier:reported"), ("todo:basis", "basis:operator-stated"),
+                               ("@prefix todo: <https://w3id.org/hpckg/id/todo/> .\n", "")):
+        organisations = organisations.replace(placeholder, value)  # as the check's fixes say
+    (project / "data/ttl/organisations.ttl").write_text(organisations, encoding="utf-8")
+    check = run_hpckg("check", "data/ttl/sources.ttl", "data/ttl/organisations.ttl", cwd=project)
+    assert check.returncode == 0, "".join(text(check))
+    # a name that is a record already is cited, not added
+    again = run_hpckg("new", "source", "equinox-press-2", "--creator", "Equinox Computing Consortium", cwd=project)
+    assert again.returncode == 0 and "added organisation" not in text(again)[0]
+

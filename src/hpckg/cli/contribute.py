@@ -23,7 +23,8 @@ Write what a contribution needs, with every field hpckg cannot know as a "TODO" 
   site NAME          data/ttl/sites/<slug>.ttl (--operator, --country, --source)
   organisation NAME  appended to data/ttl/organisations.ttl (--type, --source)
   country CODE       appended to data/ttl/countries.ttl (--name)
-  source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator, --publisher)
+  source SLUG        appended to data/ttl/sources.ttl (--url, --title, --kind, --issued, --creator, --publisher);
+                     a creator or publisher no record has yet is added to organisations.ttl too (--type)
   claim ENTITY       a claim about any record, imported ones included (found by name, or as sys:top500-180357),
                      in data/ttl/claims/<entity>.ttl: --property and --value (an entity value by name, a
                      vocabulary value by its notation), --source SLUG or --source-url URL (a new source, with
@@ -167,7 +168,7 @@ NEW_OPTIONS = {
     "site": {"operator", "country", "slug", "out_dir", "source"},
     "organisation": {"slug", "org_type", "source"},
     "country": {"country_name"},
-    "source": {"url", "title", "source_kind", "issued", "creator", "publisher"},
+    "source": {"url", "title", "source_kind", "issued", "creator", "publisher", "org_type"},
     "claim": {"prop", "value", "source", "source_url", "as_of", "tier", "basis", "title", "source_kind", "issued",
               "creator", "publisher", "change"},
 }
@@ -215,16 +216,21 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
             "country": lambda: entities.new_country(project, args.name, name=args.country_name),
             "source": lambda: entities.new_source(project, args.name, url=args.url, title=args.title,
                                                   kind=args.source_kind, issued=args.issued, creator=args.creator,
-                                                  publisher=args.publisher),
+                                                  publisher=args.publisher, org_type=args.org_type),
         }[args.kind]()
         path = written.path
     if args.kind != "system" and written.appended:
         print(f"added {args.kind} <{written.iri}> to {path}")
     else:
         print(f"wrote {path}")
+    also = written.also if args.kind != "system" else ()
+    for other in also:
+        print(f"added organisation <{other.iri}> to {other.path}: no organisation has that name yet (if one does "
+              f"under another name, give its slug instead); fill in its type")
     if not warn_of_namesakes(project, args.kind, args.name) and args.kind == "system":
         warn_of_possible_duplicates(project, args.name, args.operator, args.country)
-    print(f"next: fill in every TODO, then run `hpckg check {path}`", file=sys.stderr)
+    paths = " ".join(str(p) for p in dict.fromkeys([path, *(other.path for other in also)]))
+    print(f"next: fill in every TODO, then run `hpckg check {paths}`", file=sys.stderr)
     return 0
 
 

@@ -36,6 +36,7 @@ class Written:
     path: Path
     iri: str
     appended: bool  # True: added to a shared file; False: a new file
+    also: tuple[Written, ...] = ()  # what was written with it (a source's new creator)
 
 
 def vocabulary_value(value: str | None, prop: str, flag: str, ontology_dir: Path) -> str | None:
@@ -137,22 +138,39 @@ def new_country(project: Project, code: str, *, name: str | None = None) -> Writ
 
 def new_source(project: Project, slug: str, *, url: str | None = None, title: str | None = None,
                kind: str | None = None, issued: str | None = None, creator: str | None = None,
-               publisher: str | None = None) -> Written:
-    """Append a source to data/ttl/sources.ttl."""
+               publisher: str | None = None, org_type: str | None = None) -> Written:
+    """Append a source to data/ttl/sources.ttl; a creator or publisher no record has yet is appended to
+    data/ttl/organisations.ttl too (of type `org_type`), citing the source (Written.also)."""
     _slug(slug, slug, flag="SLUG")
     _refuse_existing(project.data_dir, hpc("Source"), slug, "source")
     if url is not None and not url.startswith(("https://", "http://")):
         raise InputError(f"--url {url!r} is not a web address (https://...)")
     kind_value = vocabulary_value(kind, "sourceKind", "--kind", project.ontology_dir)
+    new_organisations: dict[str, str] = {}  # name -> slug: the creators and publishers no record has yet
+
     def organisation(name: str | None, flag: str) -> str | None:
-        return "orgn:" + require_entity(project.data_dir, hpc("Organisation"), name, flag, "organisation",
-                                        project).rsplit("/", 1)[-1] if name else None
+        """An organisation found by name (curated or imported); one not found anywhere is written too, citing
+        this source, so that a source and the organisation behind it are added in one step (an organisation's
+        claims need a source, and a source's creator an organisation)."""
+        if not name:
+            return None
+        try:
+            return "orgn:" + require_entity(project.data_dir, hpc("Organisation"), name, flag, "organisation",
+                                            project).rsplit("/", 1)[-1]
+        except InputError:
+            new_slug = new_organisations.get(name) or _slug(name, None)
+            _refuse_existing(project.data_dir, hpc("Organisation"), new_slug, "organisation")
+            new_organisations[name] = new_slug
+            return f"orgn:{new_slug}"
 
     lines = source_lines(f"src:{slug}", url, SourceDescription(title, issued, kind_value,
                                                                organisation(creator, "--creator"),
                                                                organisation(publisher, "--publisher")))
     block = "\n# --- written by `hpckg new source` ---\n\n" + " ;\n".join([*lines, f'    hpc:slug "{slug}"']) + " .\n"
-    return _append(project.data_dir / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
+    written = _append(project.data_dir / "sources.ttl", block, f"{PREFIXES['src']}{slug}")
+    also = tuple(new_organisation(project, name, slug=new_slug, org_type=org_type, source=slug)
+                 for name, new_slug in new_organisations.items())
+    return Written(written.path, written.iri, written.appended, also)
 
 
 def new_site(project: Project, name: str, *, operator: str, country: str, slug: str | None = None,
