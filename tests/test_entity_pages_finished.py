@@ -65,7 +65,7 @@ def test_the_count_of_lists_says_which_were_not_imported():
     rows = [{"edition": e, "rank": 1, "rmaxTflops": 1e6} for e in ("2022-06", "2023-06", "2024-06", "2024-11",
                                                                     "2025-06")]
     imported = ["2021-11", "2022-06", "2023-06", "2024-06", "2024-11", "2025-06"]
-    chart = charts.system_history(rows, "Frontier", svg="<svg></svg>", imported=imported)
+    chart = charts.system_history(rows, "Frontier", src="/chart.svg", imported=imported)
     assert "listed in 5 TOP500 editions from 2022-06 to 2025-06, of the 7 lists published in that span" in chart.alt
     assert "2022-11 and 2023-11 are not in the imported files" in chart.alt
 

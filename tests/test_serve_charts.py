@@ -62,9 +62,18 @@ def test_a_system_page_charts_its_rank_and_rmax_per_edition(web):
     assert data_rows(chart) == [["2024-11", "2", "1.353", "reported"], ["2025-06", "2", "1.353", "reported"]]
     assert "<th scope=\"col\">Rmax (EFlop/s)</th>" in chart  # 1,353,000 TFlop/s
     assert "Frontier was listed in 2 TOP500 editions" in html.unescape(chart)
-    assert "<svg" in chart
+    # Issue 35: the drawing was most of the page's first visit (Vega holds the interpreter while it draws, so a
+    # thread beside the page's reads saved nothing): the chart is an image drawn on its own request.
+    image = re.search(r'<img src="([^"]+)" alt="(Frontier was listed[^"]+)"', chart)
+    assert image and html.unescape(image.group(1)) == urls.system_chart("top500-180047")
+    drawn = web.get(urls.system_chart("top500-180047"))
+    assert drawn.status_code == 200 and drawn.headers["content-type"].startswith("image/svg+xml")
+    assert drawn.text.startswith("<svg") and "prefers-color-scheme: dark" in drawn.text
+    assert ">Rank</text>" in drawn.text and ">Rmax (EFlop/s)</text>" in drawn.text
     # A system never listed in the TOP500 has no such chart.
     assert 'id="system-history"' not in web.get(urls.page("system", "kalos"), headers=HTML).text
+    assert web.get(urls.system_chart("kalos")).status_code == 404
+    assert web.get(urls.system_chart("no-such-machine")).status_code == 404
 
 
 @pytest.mark.parametrize("name", QUERIES)

@@ -57,6 +57,15 @@ def html_response(page: Html, status: int = 200) -> Response:
     return respond(status, page.render().encode("utf-8"), "text/html", headers)
 
 
+# A chart served as an image: its inline style, nothing else (no script runs in an image, none may be fetched).
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def svg_response(svg: str) -> Response:
+    """A chart drawn on its own request (hpckg.serve.charts.standalone), shown by an <img> of its page."""
+    return respond(200, svg.encode("utf-8"), "image/svg+xml", {"Content-Security-Policy": SVG_POLICY})
+
+
 def redirect(location: str, status: int = 303) -> Response:
     return respond(status, b"", "text/plain", {"Location": location})
 

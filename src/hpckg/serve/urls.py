@@ -89,6 +89,11 @@ def page(kind: str, slug: str) -> str:
     return f"/page/{kind}/{quote(slug)}"
 
 
+def system_chart(slug: str) -> str:
+    """A system's TOP500 history chart, the image its page shows."""
+    return f"/page/system/{quote(slug)}/history.svg"
+
+
 def split_entity_iri(iri: str, base_iri: str = BASE) -> tuple[str, str] | None:
     """(kind, slug) of an entity IRI minted under base_iri, or None for any other IRI."""
     prefix = base_iri + "id/"

@@ -60,6 +60,7 @@ PAGES: tuple[Page, ...] = (
     Page(urls.CONTRIBUTE, contribute.form),
     Page(urls.CONTRIBUTE, contribute.review, ("POST",)),
     Page("/id/{kind}/{ref}", entities.by_iri),
+    Page("/page/system/{ref}/history.svg", entities.history),  # urls.system_chart
     Page("/page/{kind}/{ref}", entities.page),
 )
 

@@ -12,11 +12,8 @@ from hpckg.errors import InputError, UnknownNameError
 from hpckg.serve import compare, lists
 from hpckg.serve.middleware import client_of
 from hpckg.serve.pages.site import Site
-from hpckg.serve.responses import HttpError, first, guarded, html_response, respond
+from hpckg.serve.responses import HttpError, first, guarded, html_response, respond, svg_response
 from hpckg.serve.workers import Job
-
-# An SVG image's own policy: its inline style, nothing else (no script runs in an image, none may be fetched).
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 
 
 @guarded
@@ -79,7 +76,7 @@ def chart(site: Site, slugs: list[str], params: dict[str, str], client: str) -> 
         comparisons=True)
     if svg is None:
         raise HttpError(404, "not-listed", "none of these systems was listed in the TOP500: no chart to draw")
-    return respond(200, svg.encode("utf-8"), "image/svg+xml", {"Content-Security-Policy": SVG_POLICY})
+    return svg_response(svg)
 
 
 def rows_of(site: Site, name: str, params: dict[str, str], client: str) -> list[dict[str, object]]:

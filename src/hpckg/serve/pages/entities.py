@@ -5,7 +5,6 @@ reads the rest."""
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import re
 from collections.abc import Callable
@@ -19,15 +18,13 @@ from hpckg.query import format_result
 from hpckg.serve import charts, lists, urls
 from hpckg.serve.entities import describe, own_triples, summary
 from hpckg.serve.pages.site import Site
-from hpckg.serve.responses import HttpError, guarded, html_response, redirect, respond
+from hpckg.serve.responses import HttpError, guarded, html_response, redirect, respond, svg_response
 from hpckg.serve.sparql import accepted, serialize_triples, wants_html
 from hpckg.serve.views import json_dumps
 
 # Slugs are ASCII (hpckg.names): a path segment with anything else (NUL, undecodable bytes, IRI-illegal
 # characters) names nothing here, and must not reach a query.
 SLUG = re.compile(r"[A-Za-z0-9_~-]+")
-# Charts drawn while a page reads the rest (vl-convert serialises its drawings in one runtime anyway).
-DRAWING = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="hpckg-draw")
 
 
 @guarded
@@ -83,24 +80,41 @@ def entity(site: Site, request: Request, route: str) -> Response:
 
 
 def system_history(site: Site, slug: str) -> Callable[[str], charts.Chart | None]:
-    """Start the chart of a system's TOP500 editions (its rows read, its SVG drawn in another thread while
-    the page reads the rest: the drawing is most of a first visit's time); call the result with the
-    system's name for the chart, or None when it was never listed."""
+    """The chart of a system's TOP500 editions (its rows read; the image drawn when the browser asks for it,
+    `history`: drawing is most of a first visit's time, and Vega holds the interpreter while it draws); call
+    the result with the system's name for the chart, or None when it was never listed."""
     key = ("chart", f"system-{slug}")
     found = site.found(key)
     if found is not None:
         return lambda name: found  # type: ignore[return-value]
-    # Read on the page store in this process, like the rest of the page: entity pages need no query
-    # worker, so they are answered while slow queries hold every worker.
-    text = site.service.canned()["system-editions"].bind({"system": slug})
-    views = site.service.views
-    rows = lists.rows_from_results(json.loads(format_result(views.store.query(text, prefixes=False), "json")))
+    rows = editions_of(site, slug)
     if not rows:
         return lambda name: None
-    drawing = DRAWING.submit(charts.vega_svg, charts.system_history_spec(rows))
     return lambda name: site.kept(key, lambda: charts.system_history(  # type: ignore[return-value]
-        rows, name, site.editor_url("system-editions", {"system": slug}), drawing.result(),
-        imported=views.imported_editions()))
+        rows, name, site.editor_url("system-editions", {"system": slug}), urls.system_chart(slug),
+        imported=site.service.views.imported_editions()))
+
+
+@guarded
+def history(site: Site, request: Request) -> Response:
+    """/page/system/{slug}/history.svg: the image of a system's TOP500 history chart, drawn once per store
+    generation; 404 for a system never listed."""
+    slug = request.path_params["ref"]
+    if not SLUG.fullmatch(slug):
+        raise HttpError(404, "unknown-entity", f"{slug!r} is not a slug of this server")
+    rows = editions_of(site, slug)
+    if not rows:
+        raise HttpError(404, "not-listed", f"no system {slug!r} was listed in the TOP500: no chart to draw")
+    return svg_response(site.kept(("svg", f"system-{slug}"),  # type: ignore[arg-type]
+                                  lambda: charts.standalone(charts.vega_svg(charts.system_history_spec(rows)))))
+
+
+def editions_of(site: Site, slug: str) -> list[dict[str, object]]:
+    """system-editions' rows for a system, read on the page store in this process, like the rest of the page:
+    entity pages need no query worker, so they are answered while slow queries hold every worker."""
+    text = site.service.canned()["system-editions"].bind({"system": slug})
+    return lists.rows_from_results(json.loads(format_result(site.service.views.store.query(text, prefixes=False),
+                                                            "json")))
 
 
 def media_for_twin(suffix: str) -> str:
