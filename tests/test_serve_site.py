@@ -15,7 +15,7 @@ import urllib.parse
 import pytest
 import rdflib
 
-from hpckg.query import canned_queries
+from hpckg.query import GROUPS, canned_queries
 from hpckg.serve import urls
 from serve_live import in_process, serve_store
 
@@ -149,6 +149,15 @@ def test_the_queries_page_lists_every_canned_query(web):
     for query in queries:
         assert f'action="{urls.canned(query.name)}"' in listed.text  # runnable without JavaScript
         assert query.description in page
+    # Issue 35: 52 queries in one table was a long page to find one in: each is in the section of the kind of
+    # question it answers (its header's `# group:`), and the page starts with the sections
+    assert {query.group for query in queries} == set(GROUPS), "every query in a known group, every group used"
+    sections = re.findall(r'<section id="(\w+)"', listed.text)
+    assert sections == list(GROUPS)
+    for query in queries:
+        section = listed.text[listed.text.index(f'<section id="{query.group}"'):]
+        assert f'<tr id="query-{query.name}">' in section[:section.index("</section>")], query.name
+    assert all(f'<a href="#{key}">{title}</a>' in html.unescape(listed.text) for key, title in GROUPS.items())
 
 
 def test_canned_query_runs_as_html_csv_and_json(web):

@@ -125,6 +125,18 @@ class Parameter:
         return f"{self.name}={self.default} ({kind}): {self.description}"
 
 
+# The kinds of question the ready-made queries answer, in the order the website lists them (`# group: KEY`).
+GROUPS = {
+    "lists": "Lists: TOP500 editions, Epoch AI's clusters, sites, organisations, parts",
+    "statistics": "Statistics per edition and over time",
+    "accelerators": "Accelerator totals",
+    "systems": "One system, or several side by side",
+    "changes": "What changed: edits, Rmax, moves",
+    "suppliers": "Suppliers and who owns them today",
+    "sourcing": "Sourcing: leads, conflicts, derived facts, links between records",
+}
+
+
 @dataclass(frozen=True)
 class CannedQuery:
     name: str
@@ -148,6 +160,15 @@ class CannedQuery:
             if line.startswith("# needs:"):
                 return tuple(line.removeprefix("# needs:").replace(",", " ").split())
         return ()
+
+    @property
+    def group(self) -> str:
+        """The kind of question it answers (`# group: lists` in its header), one of GROUPS: how the website's
+        list of queries is sectioned."""
+        for line in header_lines(self.text):
+            if line.startswith("# group:"):
+                return line.removeprefix("# group:").strip()
+        return ""
 
     def bind(self, values: Mapping[str, str] | None = None) -> str:
         """The query text with each parameter's VALUES line holding the given value (else its default), as an
@@ -225,7 +246,7 @@ def header_description(text: str) -> str:
         if not stripped.startswith("#"):
             break
         comment = stripped.lstrip("#").strip()
-        if not comment or re.match(r"(param\s+\w+:|needs:)", comment):
+        if not comment or re.match(r"(param\s+\w+:|needs:|group:)", comment):
             break
         words.append(comment)
     paragraph = " ".join(words)

@@ -27,7 +27,7 @@ from hpckg.page.model import Preamble
 from hpckg.page.read import read_preamble
 from hpckg.page.render import render
 from hpckg.publish.schemaorg import machine_jsonld
-from hpckg.query import CannedQuery
+from hpckg.query import GROUPS, CannedQuery
 from hpckg.serve import urls
 from hpckg.serve.charts import Chart
 from hpckg.serve.compare import MOST, SYSTEM, Comparison
@@ -132,7 +132,9 @@ class Views(EntityReader):
             {urls.void(): "text/turtle"}, structured_data=structured_data or [])
 
     def queries_page(self, canned: list[CannedQuery]) -> Html:
-        return Html("Ready-made queries", "queries.html", {"canned": canned})
+        """The ready-made queries in sections by the kind of question they answer (query.GROUPS)."""
+        sections = [(key, title, [q for q in canned if q.group == key]) for key, title in GROUPS.items()]
+        return Html("Ready-made queries", "queries.html", {"sections": [s for s in sections if s[2]]})
 
     def country_names(self, codes: list[str]) -> dict[str, str]:
         """Country codes -> their English names (one query for the few the home page shows)."""
