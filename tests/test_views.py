@@ -128,7 +128,9 @@ def test_home_editor_canned_results_and_error_pages_escape_values(evil, tmp_path
                   imports=[Event("2025-06-10", f"imported {SCRIPT}")], changes=[Event("2025-06-11", f"edit {SCRIPT}")])
     home = evil.home(front, None).render()
     assert_escaped(home, expected=4)  # the system, its site, the import and the change
-    assert_escaped(evil.queries_page([query]).render(), expected=2)  # the query's name and description
+    listed = evil.queries_page([query]).render()
+    assert_escaped(listed, expected=2)  # the query's name and description
+    assert '<section id="other"' in listed  # a project's own query naming no group is listed last, not dropped
     results = evil.results({"head": {"vars": ["s", "label"]}, "results": {"bindings": [
         {"s": {"type": "uri", "value": BASE + "id/system/evil"},
          "label": {"type": "literal", "value": f"Value {SCRIPT}"}},

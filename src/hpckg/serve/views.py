@@ -132,8 +132,10 @@ class Views(EntityReader):
             {urls.void(): "text/turtle"}, structured_data=structured_data or [])
 
     def queries_page(self, canned: list[CannedQuery]) -> Html:
-        """The ready-made queries in sections by the kind of question they answer (query.GROUPS)."""
+        """The ready-made queries in sections by the kind of question they answer (query.GROUPS); a project's
+        own queries that name no known group last, under "Other queries"."""
         sections = [(key, title, [q for q in canned if q.group == key]) for key, title in GROUPS.items()]
+        sections.append(("other", "Other queries", [q for q in canned if q.group not in GROUPS]))
         return Html("Ready-made queries", "queries.html", {"sections": [s for s in sections if s[2]]})
 
     def country_names(self, codes: list[str]) -> dict[str, str]:
