@@ -158,8 +158,9 @@ def _text(value: object) -> str | None:
 
 
 def fact_lines(facts: list[dict[str, object]], column: dict[str, int]) -> list[Line]:
-    """The about, performance and timeline rows: the listed performance figures (the query's rows with no
-    system) always, other facts where some system has them, in the ontology's display order."""
+    """The about, performance and timeline rows where some system has a figure, in the ontology's display
+    order: a listed performance figure (the query's rows with no system) none of them has would be a row of
+    '-' (Accelerators, for TOP500 records, which give accelerator cores, not a count), which says nothing."""
     count = len(column)
     found: dict[str, Line] = {}
     order: dict[str, float] = {}
@@ -175,7 +176,8 @@ def fact_lines(facts: list[dict[str, object]], column: dict[str, int]) -> list[L
         # with labels in two graphs comes twice)
         if cell is not None and all(entry.claim != r.get("claim") for entry in cell):
             cell.append(_entry(r))
-    return sorted(found.values(), key=lambda line: (list(SECTIONS).index(line.section), order[line.key], line.key))
+    shown = [line for line in found.values() if any(line.cells)]
+    return sorted(shown, key=lambda line: (list(SECTIONS).index(line.section), order[line.key], line.key))
 
 
 def _label(r: dict[str, object]) -> str:
