@@ -135,6 +135,9 @@ def test_one_chart_draws_both_histories_with_its_data(web):
     drawn = web.get(html.unescape(image.group(1)))
     assert drawn.status_code == 200 and drawn.headers["content-type"].startswith("image/svg+xml")
     assert drawn.headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'"
+    # tagged and kept like its page: a browser holding it revalidates for a 304
+    assert drawn.headers["etag"] and "max-age" in drawn.headers["cache-control"]
+    assert web.get(html.unescape(image.group(1)), headers={"If-None-Match": drawn.headers["etag"]}).status_code == 304
     svg = drawn.text
     assert svg.startswith("<svg") and "prefers-color-scheme: dark" in svg  # its own colours, light and dark
     assert re.search(r">El Capitan</text>", svg) and re.search(r">Frontier</text>", svg)  # the legend

@@ -30,7 +30,8 @@ PAGE_PREFIXES = ("/page/", "/id/", urls.LISTS, urls.CHARTS, urls.COMPARE, urls.S
                  urls.STATISTICS, urls.VOID)
 EDITORS = (urls.SPARQL, urls.QUERY_EDITOR)  # pages only without a query string (with one they run a query)
 TAGGED_TYPES = ("text/html", "text/csv", "application/json", "application/ld+json", "text/turtle",
-                "application/n-triples", "application/rdf+xml", "application/sparql-results+json")
+                "application/n-triples", "application/rdf+xml", "application/sparql-results+json",
+                "image/svg+xml")  # a page's chart, drawn on its own request
 READ_ONLY_FRESHNESS = b"public, max-age=300"  # a build replaces the data at most every few minutes
 WRITABLE_FRESHNESS = b"no-cache"  # SPARQL Update may change it any time: revalidate (a cheap 304) each time
 RESPONSES_BYTES = 64 << 20

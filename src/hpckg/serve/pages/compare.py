@@ -39,7 +39,6 @@ def answer(site: Site, request: Request) -> Response:
         status = 200 if not request.query_params.getlist("system") or (text and len(slugs) < 2) else 400
         return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), status)
     params = compare.parameters(slugs)
-    queries = {name: site.editor_url(name, params) for name in compare.QUERIES}
     try:
         if ext == "svg":
             return chart(site, slugs, params, client)
@@ -48,6 +47,7 @@ def answer(site: Site, request: Request) -> Response:
         if ext:
             raise HttpError(404, "unknown-system", str(error)) from None
         return html_response(views.compare_page(None, slugs, text, hits, str(error), {}), 404)
+    queries = {name: site.editor_url(name, params) for name in compare.QUERIES}
     if ext == "csv":
         return respond(200, compare.csv_bytes(comparison), "text/csv",
                        {"Content-Disposition": 'inline; filename="compare.csv"'})
