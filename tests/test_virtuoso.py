@@ -270,6 +270,10 @@ def test_serve_reads_pages_queries_and_data_from_virtuoso(built, embedded, seed,
             page = client.get("/page/system/kalos", headers={"Accept": "text/html"})
             assert page.status_code == 200, page.text[:500]
             assert "<title>Kalos (Shanghai AI Lab)" in page.text
+            # the sites an organisation runs, a datacenter among them (a subclass of hpc:Site): Virtuoso 7 answered
+            # `a/rdfs:subClassOf* hpc:Site` without the subclass's instances
+            org = client.get("/page/org/shanghai-ai-lab", headers={"Accept": "text/html"})
+            assert org.status_code == 200 and 'href="/page/site/acme"' in org.text, org.text[:500]
 
             text = "SELECT ?org WHERE { sys:kalos hpc:operator ?org }"
             found = client.post("/sparql", data={"query": text},
