@@ -200,31 +200,40 @@ def test_check_reviews_against_the_curated_graph_unless_asked_for_the_imports(tm
     assert "were not loaded" not in text(full)[0] and full.returncode == plain.returncode
 
 
+def news_claim(tmp_path, entity: str, prop: str, value: str, title: str, change: str):
+    """One contributed claim about `entity`, from a news article it adds, with its change entry, checked: the
+    report and the claim's review."""
+    slug = entity.split(":", 1)[1]
+    claim = tmp_path / f"{slug}-{prop}.ttl"
+    prefixes = "".join(line for line in prefix_block().splitlines(True) if not line.startswith("@prefix todo:"))
+    claim.write_text(prefixes + f"""
+claim:{slug}-{prop}-news a hpc:Claim ;
+    hpc:about {entity} ; hpc:property hpc:{prop} ; hpc:value {value} ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
+    prov:hadPrimarySource src:example-news-{slug} .
+
+src:example-news-{slug} a hpc:Source ;
+    dcterms:title "{title}"@en ;
+    schema:url <https://news.example.org/{slug}-{prop}> ;
+    dcterms:issued "2026-11-02"^^xsd:date ;
+    hpc:sourceKind sourcekind:news-article .
+
+chg:{slug}-2026-12-07 a hpc:ChangeEntry ;
+    hpc:changedEntity {entity} ;
+    dcterms:date "2026-12-07"^^xsd:date ;
+    rdfs:comment "{change}"@en .
+""", encoding="utf-8")
+    report = check_files([claim], project=session_project())
+    [review] = report.claims
+    return report, review
+
+
 def test_which_properties_may_hold_several_values_is_the_ontologys_word(tmp_path):
     # Issue 36: the check kept its own list of multi-valued properties, which differed from the ontology's
     # hpc:multiValued (that the build's conflicts query and shapes read): a second headquarters was "another
     # value" to the check and a conflict to the build.
-    claim = tmp_path / "nvidia-headquarters.ttl"
-    prefixes = "".join(line for line in prefix_block().splitlines(True) if not line.startswith("@prefix todo:"))
-    claim.write_text(prefixes + """
-claim:nvidia-headquarters-taiwan a hpc:Claim ;
-    hpc:about orgn:nvidia ; hpc:property hpc:headquarters ; hpc:value country:TW ;
-    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
-    prov:hadPrimarySource src:example-news-nvidia .
-
-src:example-news-nvidia a hpc:Source ;
-    dcterms:title "NVIDIA moves its headquarters"@en ;
-    schema:url <https://news.example.org/nvidia-headquarters> ;
-    dcterms:issued "2026-11-02"^^xsd:date ;
-    hpc:sourceKind sourcekind:news-article .
-
-chg:nvidia-2026-12-07 a hpc:ChangeEntry ;
-    hpc:changedEntity orgn:nvidia ;
-    dcterms:date "2026-12-07"^^xsd:date ;
-    rdfs:comment "NVIDIA: a news article gives another headquarters"@en .
-""", encoding="utf-8")
-    report = check_files([claim], project=session_project())
-    [review] = report.claims
+    report, review = news_claim(tmp_path, "orgn:nvidia", "headquarters", "country:TW", "NVIDIA moves its headquarters",
+                                "NVIDIA: a news article gives another headquarters")
     assert review.verdict == "conflicts", report.to_text()
     assert report.codes() == {"conflict"}
 
@@ -233,27 +242,8 @@ def test_a_second_operator_of_a_machine_is_another_value_not_a_conflict(tmp_path
     # Issue 36: JUPITER's operators (Jülich Supercomputing Centre, EuroHPC JU) were reported as conflicting
     # although a machine may be run by several organisations at once; 319 of the full build's 2,130 conflict
     # rows were joint owners of one Epoch AI record (Microsoft and OpenAI for the GPT-3 cluster).
-    claim = tmp_path / "kalos-second-operator.ttl"
-    prefixes = "".join(line for line in prefix_block().splitlines(True) if not line.startswith("@prefix todo:"))
-    claim.write_text(prefixes + """
-claim:kalos-operator-partner a hpc:Claim ;
-    hpc:about sys:kalos ; hpc:property hpc:operator ; hpc:value orgn:nvidia ;
-    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:normal ;
-    prov:hadPrimarySource src:example-news-kalos .
-
-src:example-news-kalos a hpc:Source ;
-    dcterms:title "Kalos is run jointly"@en ;
-    schema:url <https://news.example.org/kalos-partner> ;
-    dcterms:issued "2026-11-02"^^xsd:date ;
-    hpc:sourceKind sourcekind:news-article .
-
-chg:kalos-2026-12-07 a hpc:ChangeEntry ;
-    hpc:changedEntity sys:kalos ;
-    dcterms:date "2026-12-07"^^xsd:date ;
-    rdfs:comment "Kalos: a news article names a second operator"@en .
-""", encoding="utf-8")
-    report = check_files([claim], project=session_project())
-    [review] = report.claims
+    report, review = news_claim(tmp_path, "sys:kalos", "operator", "orgn:nvidia", "Kalos is run jointly",
+                                "Kalos: a news article names a second operator")
     assert review.verdict == "another value", report.to_text()
     assert "claim:kalos-operator" in {o.replace("https://w3id.org/hpckg/id/claim/", "claim:") for o in review.others}
     assert report.exit_code == 0, report.to_text()
