@@ -270,13 +270,8 @@ def test_an_approximate_figure_agrees_with_what_rounds_to_it(tmp_path, value, pr
 def test_a_date_agrees_with_the_coarser_date_it_falls_in(tmp_path, value, verdict):
     # Issue 36: a day in the month the paper gives (Kalos announced "2024-03") was a conflict; so, in the full
     # build's conflicts, were 1,041 rows of a TOP500 year beside Epoch AI's day in it. Rule 45 judges alike.
-    text = (CORPUS / "good" / "kalos-second-source.ttl").read_text(encoding="utf-8")
-    text = text.replace("hpc:about cmp:kalos-accelerator ; hpc:property hpc:quantity ; hpc:value 2416 ;",
-                        f"hpc:about sys:kalos ; hpc:property hpc:announced ; hpc:value {value} ;")
-    draft = tmp_path / "kalos-announced.ttl"
-    draft.write_text(text, encoding="utf-8")
-    report = check_files([draft], project=session_project())
-    [review] = report.claims
+    report, review = news_claim(tmp_path, "sys:kalos", "announced", value, "Kalos announced",
+                                "Kalos: a news article dates its announcement")
     assert review.verdict == verdict, report.to_text()
     assert ("conflict" in report.codes()) is (verdict == "conflicts")
 
