@@ -1,6 +1,8 @@
 """Charts drawn on the server: Vega-Lite specifications rendered to SVG by vl-convert (no script, no font
-and nothing else fetched by the page; the SVG is inline, so the Content-Security-Policy holds), each with a
-text alternative and its data as a table.
+and nothing else fetched by the page), each with a text alternative and its data as a table. A chart drawn
+once per build is inline in its page; one drawn for a request (a system's history, a comparison) is an image
+of its own URL (Chart.src, `standalone`), so that its page does not wait for Vega, which holds the interpreter
+while it draws.
 
 Each builder takes the rows of a canned query (lists.rows_from_results) and returns a Chart. Text is at least
 13 px, the background transparent and the text, axes and grid drawn in the page's own colour (currentColor),
