@@ -184,3 +184,22 @@ def test_choosing_systems_by_search_without_typing_an_iri(web):
     more = html.unescape(re.search(r'<a class="add" href="([^"]+)">add to compare</a>', found.text).group(1))
     assert more == urls.compare([EL_CAPITAN, FRONTIER])
     assert web.get(more, headers=HTML).status_code == 200
+
+
+def test_each_systems_list_editions_are_one_line_of_its_sources(web):
+    # Issue 35 (seen in the compare screenshot): Fugaku's sources were nine list items, one per TOP500 edition;
+    # as on a system page, the editions are one line ("TOP500 lists, 2 editions 2024-11 … 2025-06"), each linked
+    page = web.get(urls.compare([EL_CAPITAN, FRONTIER]), headers=HTML).text
+    sources = re.search(r'<table class="compare" id="compare-sources">(.*?)</table>', page, re.S).group(1)
+    cells = re.findall(r"<td>(.*?)</td>", sources, re.S)
+    assert len(cells) == 2
+    for cell in cells:
+        line = html.unescape(re.search(r"<li>(TOP500 lists, .*?)</li>", cell, re.S).group(1))
+        assert line.startswith("TOP500 lists, 2 editions 2024-11 … 2025-06: ")
+        edition = r'<a class="edition" href="https://top500.org/lists/top500/[^"]+">'
+        assert re.search(edition + "2024-11</a> · " + edition + "2025-06</a>", line)  # each edition still linked
+        assert "claims" in line and "tier-reported" in line
+        assert "TOP500 list, June 2025" not in cell  # not listed again one by one
+    document = web.get(urls.compare([EL_CAPITAN, FRONTIER], "json")).json()
+    assert len(document["sources"][0]) >= 2  # the twins keep one entry per source
+

@@ -321,7 +321,11 @@ def source_groups(page: SystemPage) -> list[SourceGroup]:
 def source_text(source: SourceLink) -> str:
     """A cited source as a line of the Sources section: its title, or, when the title is its URL (imported
     citations), the URL without its scheme, cut to a line."""
-    title = source.title or source.url or source.host
+    return title_text(source.title or source.url or source.host)
+
+
+def title_text(title: str) -> str:
+    """A source's title as shown, or, when the title is its URL, the URL without its scheme, cut to a line."""
     if title.startswith(("http://", "https://")):
         title = title.split("://", 1)[1].removeprefix("www.")
         return title if len(title) <= 60 else title[:59] + "…"

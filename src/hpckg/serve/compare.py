@@ -19,6 +19,7 @@ from markupsafe import Markup
 from hpckg import numbers
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.namespaces import PREFIXES
+from hpckg.page.text import TOP500_EDITION_SOURCE, title_text
 from hpckg.serve import charts, urls
 from hpckg.serve.entities import BOUND_SYMBOLS
 from hpckg.serve.lists import figure_text
@@ -108,6 +109,33 @@ class Source:
 
 
 @dataclass
+class ListEditions:
+    """A system's TOP500 list editions among its sources, as one line: "TOP500 lists, 9 editions 2020-06 …
+    2025-06", each edition still linked."""
+
+    title: str
+    editions: list[tuple[str, Source]]  # (YYYY-MM, the edition's source)
+    claims: int
+    tier: str | None  # the surest among them
+
+
+TIER_ORDER = ("lead", "reported", "verified")
+
+
+def list_editions(sources: list[Source]) -> ListEditions | None:
+    """The TOP500 editions among one system's sources (as its page groups them), or None."""
+    editions = sorted(((s.iri.rsplit("top500-", 1)[-1], s) for s in sources if TOP500_EDITION_SOURCE in s.iri),
+                      key=lambda pair: pair[0])
+    if not editions:
+        return None
+    count, first, last = len(editions), editions[0][0], editions[-1][0]
+    title = f"TOP500 lists, {count} edition{'s' if count != 1 else ''} " + (f"{first} … {last}" if count > 1 else first)
+    tiers = [s.tier for _, s in editions if s.tier in TIER_ORDER]
+    return ListEditions(title, editions, sum(s.claims for _, s in editions),
+                        max(tiers, key=TIER_ORDER.index) if tiers else None)
+
+
+@dataclass
 class Comparison:
     systems: list[System]
     lines: list[Line]
@@ -119,6 +147,13 @@ class Comparison:
 
     def section(self, key: str) -> list[Line]:
         return [line for line in self.lines if line.section == key]
+
+    @property
+    def grouped_sources(self) -> list[tuple[ListEditions | None, list[Source]]]:
+        """Per system: its TOP500 list editions as one line (a machine listed for years cites a source per
+        edition), then its other sources."""
+        return [(list_editions(sources), [s for s in sources if TOP500_EDITION_SOURCE not in s.iri])
+                for sources in self.sources]
 
 
 def systems_of(slugs: list[str], facts: list[dict[str, object]]) -> list[System]:
@@ -145,8 +180,8 @@ def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Compa
     sources: list[list[Source]] = [[] for _ in systems]
     for r in rows["compare-sources"]:
         sources[column[str(r["system"])]].append(Source(
-            str(r["source"]), str(r.get("title") or r["source"]), _text(r.get("url")), str(r.get("kind") or ""),
-            int(r.get("claims") or 0), _text(r.get("tier"))))
+            str(r["source"]), title_text(str(r.get("title") or r["source"])), _text(r.get("url")),
+            str(r.get("kind") or ""), int(r.get("claims") or 0), _text(r.get("tier"))))
     shown = [entry for line in lines for cell in line.cells for entry in cell if entry.claim]
     return Comparison(systems, lines, sources, history_chart(systems, editions(rows["compare-history"], column),
                                                             urls.compare(slugs, format="svg")),
