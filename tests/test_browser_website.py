@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from hpckg.serve import urls
+from hpckg.serve import charts, urls
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "website"
 DESKTOP, PHONE = "1280,1800", "390,1600"
@@ -173,6 +173,8 @@ def test_text_colours_contrast_with_their_backgrounds_light_and_dark():
     light = re.search(r"body \{[^}]*color: (#[0-9a-f]+); background: (#[0-9a-f]+)", layout).groups()
     dark_block = layout[layout.index("prefers-color-scheme: dark"):]
     dark = re.search(r"body \{ color: (#[0-9a-f]+); background: (#[0-9a-f]+)", dark_block).groups()
+    # a chart served as an image carries the page's text colours itself (charts.standalone)
+    assert (charts.PAGE_INK, charts.PAGE_INK_DARK) == (light[0], dark[0])
     light_texts = ["#0b5cad", "#176b2c", "#8a5a00", "#a3262d", "#666", "#555", "#5c4400"]
     dark_texts = re.findall(r"(?<![-\w])color: (#[0-9a-f]{3,6})", dark_block.split("}\n}")[0])
     for text in [light[0], *light_texts]:

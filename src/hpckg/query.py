@@ -156,18 +156,19 @@ class CannedQuery:
     def needs(self) -> tuple[str, ...]:
         """The imported datasets the query is about (`# needs: top500` in its header): on a graph without
         them it answers no rows, by design."""
-        for line in header_lines(self.text):
-            if line.startswith("# needs:"):
-                return tuple(line.removeprefix("# needs:").replace(",", " ").split())
-        return ()
+        return tuple(self.header_field("needs").replace(",", " ").split())
 
     @property
     def group(self) -> str:
         """The kind of question it answers (`# group: lists` in its header), one of GROUPS: how the website's
         list of queries is sectioned."""
+        return self.header_field("group")
+
+    def header_field(self, name: str) -> str:
+        """What the header's `# NAME: ...` line says ("" without one)."""
         for line in header_lines(self.text):
-            if line.startswith("# group:"):
-                return line.removeprefix("# group:").strip()
+            if line.startswith(f"# {name}:"):
+                return line.removeprefix(f"# {name}:").strip()
         return ""
 
     def bind(self, values: Mapping[str, str] | None = None) -> str:

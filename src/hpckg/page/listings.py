@@ -28,7 +28,7 @@ def listings(claims: list[Claim], formatter: Formatter) -> list[Listing]:
     for claim in claims:
         if not claim.edition or claim.property not in (hpc("listRank"), hpc("rmax")):
             continue
-        date = str(claim.point_in_time or claim.start or claim.as_of or "")[:7]
+        date = claim.date[:7]
         listing = found.setdefault(claim.edition, Listing(date, formatter.name(claim.edition)))
         if claim.property == hpc("listRank") and isinstance(claim.value, int):
             listing.rank = claim.value

@@ -305,10 +305,7 @@ def source_groups(page: SystemPage) -> list[SourceGroup]:
     editions = sorted((s for s in page.sources if TOP500_EDITION_SOURCE in s.iri), key=lambda s: s.iri)
     groups = []
     if editions:
-        first, last = (s.iri.rsplit("top500-", 1)[-1] for s in (editions[0], editions[-1]))
-        count = len(editions)
-        groups.append(SourceGroup(f"TOP500 lists, {count} edition{'s' if count != 1 else ''} "
-                                  + (f"{first} … {last}" if count > 1 else first), editions))
+        groups.append(SourceGroup(editions_title([edition_of_source(s.iri) for s in editions]), editions))
     by_host: dict[str, list[SourceLink]] = {}
     for source in page.sources:
         if TOP500_EDITION_SOURCE not in source.iri:
@@ -316,6 +313,18 @@ def source_groups(page: SystemPage) -> list[SourceGroup]:
     for host, sources in sorted(by_host.items()):
         groups.append(SourceGroup(host if len(sources) == 1 else f"{host}, {len(sources)} pages", sources))
     return groups
+
+
+def edition_of_source(iri: str) -> str:
+    """A TOP500 edition's source IRI (…/source/top500-2025-06) as the edition's name: 2025-06."""
+    return iri.rsplit("top500-", 1)[-1]
+
+
+def editions_title(editions: list[str]) -> str:
+    """'TOP500 lists, 9 editions 2020-06 … 2025-06' for a system's list editions among its sources, oldest first."""
+    count = len(editions)
+    return (f"TOP500 lists, {count} edition{'s' if count != 1 else ''} "
+            + (f"{editions[0]} … {editions[-1]}" if count > 1 else editions[0]))
 
 
 def source_text(source: SourceLink) -> str:

@@ -251,10 +251,10 @@ def system_history_spec(rows: list[dict[str, object]]) -> dict:
                       "y": {"field": "shown", "type": "quantitative", "title": f"Rmax ({scale.unit})"}}}]}
 
 
-def system_history(rows: list[dict[str, object]], name: str, query_url: str = "", src: str = "", *,
+def system_history(rows: list[dict[str, object]], name: str, *, src: str, query_url: str = "",
                    imported: list[str] | None = None) -> Chart:
     """A system's rank and Rmax over the TOP500 editions it was listed in; src: the URL of its image
-    (system_history_spec(rows) drawn on its own request), else drawn here. `imported` (the store's editions,
+    (system_history_spec(rows) drawn on its own request, standalone). `imported` (the store's editions,
     YYYY-MM) lets the text name the lists of the system's span that the imports lack."""
     best = min(rows, key=lambda row: row.get("rank") or 10**9) if rows else {}
     span = span_text([str(row["edition"])[:7] for row in rows], imported or [])
@@ -263,9 +263,8 @@ def system_history(rows: list[dict[str, object]], name: str, query_url: str = ""
     scale = numbers.column_unit([row.get("rmaxTflops") for row in rows], "TFlop/s")
     table = [[str(row["edition"]), _number(row.get("rank")), scale.text(row.get("rmaxTflops")),
               str(row.get("rmaxTier") or "")] for row in rows]
-    drawn = Markup("") if src else labelled(vega_svg(system_history_spec(rows)), alt)
     note = absent_note([str(row["edition"]) for row in rows], "Not listed in")
-    return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, drawn,
+    return Chart("system-history", f"{name} in the TOP500: rank and Rmax per edition", alt, Markup(""),
                  ["Edition", "Rank", scale.heading("Rmax"), "Tier"], table, query_url, note, src)
 
 

@@ -19,10 +19,10 @@ from markupsafe import Markup
 from hpckg import numbers
 from hpckg.errors import InputError, UnknownNameError
 from hpckg.namespaces import PREFIXES
-from hpckg.page.text import TOP500_EDITION_SOURCE, title_text
+from hpckg.page.text import TOP500_EDITION_SOURCE, edition_of_source, editions_title, title_text
 from hpckg.serve import charts, urls
 from hpckg.serve.entities import BOUND_SYMBOLS
-from hpckg.serve.lists import figure_text
+from hpckg.serve.lists import TIERS, figure_text
 
 FEWEST, MOST = 2, 4
 QUERIES = ("compare-systems", "compare-components", "compare-sources", "compare-history")
@@ -119,20 +119,15 @@ class ListEditions:
     tier: str | None  # the surest among them
 
 
-TIER_ORDER = ("lead", "reported", "verified")
-
-
 def list_editions(sources: list[Source]) -> ListEditions | None:
     """The TOP500 editions among one system's sources (as its page groups them), or None."""
-    editions = sorted(((s.iri.rsplit("top500-", 1)[-1], s) for s in sources if TOP500_EDITION_SOURCE in s.iri),
+    editions = sorted(((edition_of_source(s.iri), s) for s in sources if TOP500_EDITION_SOURCE in s.iri),
                       key=lambda pair: pair[0])
     if not editions:
         return None
-    count, first, last = len(editions), editions[0][0], editions[-1][0]
-    title = f"TOP500 lists, {count} edition{'s' if count != 1 else ''} " + (f"{first} … {last}" if count > 1 else first)
-    tiers = [s.tier for _, s in editions if s.tier in TIER_ORDER]
-    return ListEditions(title, editions, sum(s.claims for _, s in editions),
-                        max(tiers, key=TIER_ORDER.index) if tiers else None)
+    tiers = [s.tier for _, s in editions if s.tier in TIERS]
+    return ListEditions(editions_title([label for label, _ in editions]), editions, sum(s.claims for _, s in editions),
+                        max(tiers, key=TIERS.index) if tiers else None)
 
 
 @dataclass

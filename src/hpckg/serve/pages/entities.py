@@ -91,7 +91,7 @@ def system_history(site: Site, slug: str) -> Callable[[str], charts.Chart | None
     if not rows:
         return lambda name: None
     return lambda name: site.kept(key, lambda: charts.system_history(  # type: ignore[return-value]
-        rows, name, site.editor_url("system-editions", {"system": slug}), urls.system_chart(slug),
+        rows, name, src=urls.system_chart(slug), query_url=site.editor_url("system-editions", {"system": slug}),
         imported=site.service.views.imported_editions()))
 
 
@@ -102,11 +102,14 @@ def history(site: Site, request: Request) -> Response:
     slug = request.path_params["ref"]
     if not SLUG.fullmatch(slug):
         raise HttpError(404, "unknown-entity", f"{slug!r} is not a slug of this server")
-    rows = editions_of(site, slug)
-    if not rows:
-        raise HttpError(404, "not-listed", f"no system {slug!r} was listed in the TOP500: no chart to draw")
-    return svg_response(site.kept(("svg", f"system-{slug}"),  # type: ignore[arg-type]
-                                  lambda: charts.standalone(charts.vega_svg(charts.system_history_spec(rows)))))
+    key = ("svg", f"system-{slug}")
+    svg = site.found(key)
+    if svg is None:
+        rows = editions_of(site, slug)
+        if not rows:
+            raise HttpError(404, "not-listed", f"no system {slug!r} was listed in the TOP500: no chart to draw")
+        svg = site.kept(key, lambda: charts.standalone(charts.vega_svg(charts.system_history_spec(rows))))
+    return svg_response(svg)  # type: ignore[arg-type]
 
 
 def editions_of(site: Site, slug: str) -> list[dict[str, object]]:
