@@ -151,7 +151,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write this run's rows as JSON (for --before)")
     parser.add_argument("--before", type=Path, help="an earlier --save, shown as the table's first columns")
     args = parser.parse_args()
-    cache = ROOT / ".hpckg" / "cache" / "pages"
+    cache = args.store.with_name(args.store.name + ".pages")  # hpckg.serve.diskcache.pages_folder
     runs: dict[str, list[dict]] = {}
     if args.before:  # an earlier run's rows (--save), e.g. of the code before a change, as the first columns
         runs.update(json.loads(args.before.read_text()))
@@ -170,7 +170,7 @@ def main() -> None:
             f"`.venv/bin/python bench/page_bench.py STORE --visits {args.visits} --write` starts `hpckg serve` on "
             "the full import, visits each page once right after the server opened the build (\"first\"), then "
             f"{args.visits} times more (p50, p99), with httpx over loopback (Accept-Encoding: gzip). \"cold "
-            "start\": the page cache of this generation (.hpckg/cache/pages) emptied first (a build with --no-pages); "
+            "start\": the page cache of this generation (`STORE.pages`) emptied first (a build with --no-pages); "
             "\"after build\": emptied, then filled as `hpckg build` fills it before it switches to a generation"
             + (f" ({prepared_in:.0f} s on this graph)" if prepared_in is not None else "")
             + "; \"restart\": a second server on the same generation, which finds the first one's cache on disk.\n\n"

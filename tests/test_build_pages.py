@@ -26,7 +26,8 @@ def built(tmp_path_factory):
     first = run_hpckg("build", "--no-pages", cwd=project_root)
     assert first.returncode == 0, text(first)
     project = discover(explicit=project_root)
-    without = list(pages_folder(project).glob("*/*.json")) if pages_folder(project).exists() else []
+    kept = pages_folder(project, project.graphs.parent / "store")
+    without = list(kept.glob("*/*.json")) if kept.exists() else []
     second = run_hpckg("build", cwd=project_root)
     assert second.returncode == 0, text(second)
     return project, without, text(second)[1]
@@ -43,7 +44,7 @@ def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
     assert without_pages == [], "--no-pages wrote figures"
     assert "preparing the website's figures" in progress and "website's figures prepared in" in progress
     generation = current_generation(project.graphs.parent / "store")
-    disk = for_generation(pages_folder(project), str(generation.resolve()), BASE, writable=False)
+    disk = for_generation(pages_folder(project, project.graphs.parent / "store"), str(generation.resolve()), BASE, writable=False)
     # Over an empty store a figure computed here would be empty: equal to the server's, it came from the build.
     from_build = Prepared(Views(Store(None), BASE), lambda: 0, project, disk)
     store = Store(generation, read_only=True)
@@ -69,7 +70,7 @@ def test_a_servers_background_leaves_what_the_build_kept_on_disk(built):
     project, _, _ = built
     store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
     try:
-        disk = for_generation(pages_folder(project), store.generation_id(), BASE, writable=False)
+        disk = for_generation(pages_folder(project, project.graphs.parent / "store"), store.generation_id(), BASE, writable=False)
         worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10_000)  # type: ignore[arg-type]
         prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
         prepared.warm()
@@ -149,3 +150,25 @@ def test_a_server_that_follows_a_build_serves_the_figures_the_build_kept(built):
         assert following.revision() == 0
         for what in ("front", "system-index", "search-index", "machines"):
             assert following.ready(what) is not None, f"the {what} the build kept was not read back"
+
+
+def test_a_server_keeps_its_figures_beside_the_store_it_serves_not_in_its_own_project(built):
+    """A server over another project's store (a copy, a test's) read and pruned the figures of the project it
+    was started in: its working directory's .hpckg/cache/pages, where that project's own build had kept them,
+    so a test run made the next server over the real build compute its charts again (10 s). The figures of a
+    store sit beside it, as its generations and dumps do."""
+    from serve_live import in_process
+
+    from conftest import session_project
+
+    project, _, _ = built
+    store = project.graphs.parent / "store"
+    elsewhere = session_project().graphs.parent / "cache" / "pages"
+    before = sorted(elsewhere.glob("*")) if elsewhere.exists() else []
+    with in_process(store, project=session_project(), workers=1, rate_limit=0) as web:
+        prepared = web.app.state.service.prepared
+        # what would hold the interpreter while the first visitors wait is done before the server answers
+        assert next(iter(prepared.timings)) == "page templates"
+        assert web.get(urls.HOME).status_code == 200
+        assert prepared.disk is not None and prepared.disk.folder.parent == store.with_name("store.pages")
+    assert (sorted(elsewhere.glob("*")) if elsewhere.exists() else []) == before

@@ -1,8 +1,8 @@
 """Charts drawn on the server: Vega-Lite specifications rendered to SVG by vl-convert (no script, no font
 and nothing else fetched by the page), each with a text alternative and its data as a table. A chart drawn
 once per build is inline in its page; one drawn for a request (a system's history, a comparison) is an image
-of its own URL (Chart.src, `standalone`), so that its page does not wait for Vega, which holds the interpreter
-while it draws.
+of its own URL (Chart.src, `standalone`), so that its page does not wait for Vega (100-300 ms a chart; vl-convert
+draws with the interpreter released, but on a core of its own).
 
 Each builder takes the rows of a canned query (lists.rows_from_results) and returns a Chart. Text is at least
 13 px, the background transparent and the text, axes and grid drawn in the page's own colour (currentColor),
@@ -28,6 +28,7 @@ SHOWN_CATEGORIES = 8  # a share chart names this many categories (the largest of
 WIDTH = 640
 FONT_SIZE = 13  # the smallest text of a chart, in px (an SVG shown at its width)
 EDITION_LABELS = 16  # at most this many labels on an edition axis
+WARM_UP_DRAWINGS = 1  # see warm_up
 _render_lock = threading.Lock()  # one Vega runtime per process; calls are serialised
 
 # Text, axes and grid in the colour of the text around the chart (the inline SVG inherits it), on no
@@ -63,6 +64,20 @@ class Chart:
 def render_svg(spec: dict, alt: str) -> Markup:
     """Vega-Lite to an inline SVG announced to assistive technology as one image described by alt."""
     return labelled(vega_svg(spec), alt)
+
+
+def warm_up() -> None:
+    """Start the renderer's runtime (0.6 s, once per process) and draw the kind of chart drawn on request (two
+    panels of lines over editions): Vega's first drawings of a kind take twice as long as later ones (a
+    comparison's first image, measured alone: 300 ms after a blank warm-up, 195 ms after one of these, 140 ms
+    after three; in a server just started, whose first pages share the two cores: 284 -> 245 ms with one or
+    three, so one, which takes a core from those pages for the shortest time)."""
+    vega_svg({"mark": "point", "data": {"values": []}})
+    editions = [f"{year}-{month}" for year in range(2000, 2026) for month in ("06", "11")]
+    for drawing in range(WARM_UP_DRAWINGS):
+        rows = [{"edition": e, "rank": (i * 7 + drawing) % 500 + 1, "rmaxTflops": 10.0 ** (i / 9)}
+                for i, e in enumerate(editions)]
+        vega_svg(system_history_spec(rows))
 
 
 def vega_svg(spec: dict) -> str:

@@ -164,8 +164,8 @@ def systems_of(slugs: list[str], facts: list[dict[str, object]]) -> list[System]
 def compare(slugs: list[str], rows: dict[str, list[dict[str, object]]]) -> Comparison:
     """The comparison of the systems (slugs, in order) from the rows of the four queries; an
     UnknownNameError names the slugs no system has. Its chart is an image drawn on a request of its own
-    (history_svg, at /compare.svg): drawing is 70-200 ms of Vega, which holds the interpreter, so the page
-    comes first and the browser asks for the chart as it reads it."""
+    (history_svg, at /compare.svg): drawing is 140-300 ms of Vega, longer than the page's reads, so the
+    page comes first and the browser asks for the chart as it reads it."""
     facts = rows["compare-systems"]
     systems = systems_of(slugs, facts)
     column = {system.iri: i for i, system in enumerate(systems)}

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from hpckg import __version__
-from hpckg.project import Project
+from hpckg.project import Project, is_server_url
 
 logger = logging.getLogger("hpckg.serve")
 # Part of every folder's name with hpckg's version: raise it when a kept figure changes what it holds, so
@@ -91,9 +91,15 @@ class GenerationCache:
                 shutil.rmtree(old, ignore_errors=True)
 
 
-def pages_folder(project: Project) -> Path:
-    """Where a project's generations keep their website figures (a server's and a build's, the same)."""
-    return project.graphs.parent / "cache" / "pages"
+def pages_folder(project: Project, store: Path | str) -> Path:
+    """Where the generations of `store` keep their website figures (a server's and a build's, the same):
+    beside an embedded store, as its generations and dumps are (`.hpckg/store.pages`), so that a server over
+    another project's store (a test's, a copy) neither reads nor prunes this project's figures; in the
+    project's .hpckg/cache/pages for a SPARQL server's query URL."""
+    if is_server_url(store):
+        return project.graphs.parent / "cache" / "pages"
+    store = Path(store)
+    return store.with_name(store.name + ".pages")
 
 
 def for_generation(cache_root: Path | None, generation_id: str, base_iri: str, *,

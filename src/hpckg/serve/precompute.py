@@ -67,6 +67,9 @@ class Step:
     # otherwise be read by a visitor's request, or by the background while the first visitors wait for the
     # interpreter (the newest list's first visit 0.4-0.7 s, 50 ms alone).
     figure: str | None = None
+    # Done before the server answers (load_kept), not in the background: pure Python that would hold the
+    # interpreter while the first visitors' requests wait for it (the templates: 0.2 s).
+    before_serving: bool = False
 
 
 class Refused(Exception):
@@ -336,10 +339,10 @@ class Prepared:
         """What warm() computes, in order. A build computes those with `at_build` before it switches the store
         to the new generation (hpckg.serve.prepare), so a server's first visitors find them on disk."""
         return [
-            # The chart renderer's runtime starts in a second or two, once per process.
-            Step("chart renderer", lambda: charts.render_svg({"mark": "point", "data": {"values": []}}, ""),
-                 at_build=False),
-            Step("page templates", compile_templates, at_build=False),  # compiled once per process, 0.2 s
+            # The chart renderer's runtime and its first drawings, a second or two once per process (vl-convert
+            # draws with the interpreter released: the first visitors' requests go on meanwhile).
+            Step("chart renderer", charts.warm_up, at_build=False),
+            Step("page templates", compile_templates, at_build=False, before_serving=True),  # once per process
             # first: the front door, a few seconds on the full graph
             Step("home page", self.front, figure="front"),
             # the site, organisation, part and country pages; 0.1 s to read back
@@ -366,8 +369,14 @@ class Prepared:
         ]
 
     def load_kept(self) -> None:
-        """Read back the kept figures of the steps that name one (Step.figure), before the server answers from
-        this generation (1.3 s on the full graph); one not kept is left to the background to compute."""
+        """Before the server answers from this generation: the steps done before serving (Step.before_serving,
+        once per process), then the kept figures of the steps that name one (Step.figure; 1.3 s on the full
+        graph); a figure not kept is left to the background to compute."""
+        for step in self.steps():
+            if step.before_serving and step.name not in self.timings:
+                started = time.perf_counter()
+                step.run()
+                self.timings[step.name] = time.perf_counter() - started
         if self.disk is None or self.revision() != 0:
             return
         for step in self.steps():
@@ -395,7 +404,7 @@ class Prepared:
         for step in self.steps():
             if self.closed:
                 return
-            if at_build and not step.at_build:
+            if (at_build and not step.at_build) or (step.before_serving and step.name in self.timings):
                 continue
             started = time.perf_counter()
             self._warming.lazy = not at_build and step.figure is None

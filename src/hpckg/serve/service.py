@@ -299,8 +299,9 @@ class Service:
     def _prepare(self, views: Views, generation: Path | str) -> Prepared:
         """This generation's precomputed figures, started in the background (the server answers meanwhile);
         those a build made are read from disk (hpckg.serve.prepare)."""
-        disk = diskcache.for_generation(diskcache.pages_folder(self.settings.project), views.store.generation_id(),
-                                        views.base_iri, writable=self.settings.update_token is not None)
+        folder = diskcache.pages_folder(self.settings.project, self.settings.store_path)
+        disk = diskcache.for_generation(folder, views.store.generation_id(), views.base_iri,
+                                        writable=self.settings.update_token is not None)
         # Its figures are keyed by the updates applied to this generation (0 until one is: only then are they
         # kept on disk), not by the pool's generation, which counts the builds followed too: keyed by that, a
         # server that had followed a build neither read the build's figures nor kept its own.

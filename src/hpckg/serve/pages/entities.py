@@ -81,7 +81,7 @@ def entity(site: Site, request: Request, route: str) -> Response:
 
 def system_history(site: Site, slug: str) -> Callable[[str], charts.Chart | None]:
     """The chart of a system's TOP500 editions (its rows read; the image drawn when the browser asks for it,
-    `history`: drawing is most of a first visit's time, and Vega holds the interpreter while it draws); call
+    `history`: drawing, 100-200 ms, was most of a first visit's time); call
     the result with the system's name for the chart, or None when it was never listed."""
     key = ("chart", f"system-{slug}")
     found = site.found(key)
