@@ -76,6 +76,7 @@ def scratch_branch(folder: Path, files: dict[str, str]) -> tuple[Path, str, str]
     git("commit", "-q", "-m", "base", cwd=origin)
     git("checkout", "-q", "-b", "contribution", cwd=origin)
     for name, content in files.items():
+        (origin / name).parent.mkdir(parents=True, exist_ok=True)
         (origin / name).write_text(content, encoding="utf-8")
     git("add", "-A", cwd=origin)
     git("commit", "-q", "-m", "a contribution", cwd=origin)
@@ -159,8 +160,15 @@ def release(tmp_path_factory) -> Path:
     return folder
 
 
-def test_an_enrichment_of_an_imported_machine_checks_clean_in_the_workflow_with_the_release(tmp_path, release):
-    clone, base, head = scratch_branch(tmp_path, {"data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT})
+def test_an_enrichment_and_a_correction_of_an_imported_machine_pass_the_workflow_with_the_release(tmp_path, release):
+    # Two of issue 36's three contributions in one pull request (one build of its base branch): JUPITER's
+    # purpose (an enrichment: clean) and its power preferred over the TOP500's (a correction: a conflict for
+    # the reviewer, exit 1, which is a review and not a failure), both about the imported record.
+    from test_contribute_new_claim import CORRECTION
+
+    clone, base, head = scratch_branch(tmp_path, {
+        "data/ttl/systems/jupiter-purpose.ttl": ENRICHMENT,
+        "data/ttl/claims/top500-180357.ttl": CORRECTION.replace("RANK", "rank:preferred")})
     context = {"github.event.pull_request.base.sha": base, "github.sha": head, "vars.HPCKG_RELEASE": str(release),
                "github.event.pull_request.number": "7"}
     ran, summary = run_workflow(clone, context)
@@ -170,11 +178,14 @@ def test_an_enrichment_of_an_imported_machine_checks_clean_in_the_workflow_with_
                      "hpckg check", "Post the review on the pull request", "Summarise the change"], names
     failed = [(name, p.stdout[-2000:], p.stderr[-2000:]) for name, p in ran if p.returncode != 0]
     assert not failed, failed
+    # the base branch's store holds the release's imports: the system the claims are about is there
     assert "undefined-entity" not in summary, summary
-    assert "jupiter-purpose.ttl" in summary and "1 claim" in summary.replace("claims", "claim"), summary
-    # the base branch's store holds the release's imports: the system the claim is about is there
-    check = dict(ran)["hpckg check"]
-    assert check.returncode == 0, check.stdout
+    assert "jupiter-purpose.ttl" in summary and "top500-180357.ttl" in summary, summary
+    problems = [line for line in summary.splitlines() if line.startswith("- **")]
+    assert problems and not [line for line in problems if "jupiter-purpose.ttl" in line], summary
+    # the correction: the imported claim it overrides, and what the build does with the two
+    assert "sys:top500-180357 (JUPITER Booster) hpc:powerKW = 13000.5: conflicts with" in summary, summary
+    assert "claim:top500-180357-power-kw-2025-06" in summary and "the build takes its value as the best" in summary
 
 
 def test_a_new_system_and_a_duplicate_are_told_apart_in_the_workflow_with_the_release(tmp_path, release):
