@@ -44,7 +44,8 @@ def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
     assert without_pages == [], "--no-pages wrote figures"
     assert "preparing the website's figures" in progress and "website's figures prepared in" in progress
     generation = current_generation(project.graphs.parent / "store")
-    disk = for_generation(pages_folder(project, project.graphs.parent / "store"), str(generation.resolve()), BASE, writable=False)
+    disk = for_generation(pages_folder(project, project.graphs.parent / "store"), str(generation.resolve()), BASE,
+                          writable=False)
     # Over an empty store a figure computed here would be empty: equal to the server's, it came from the build.
     from_build = Prepared(Views(Store(None), BASE), lambda: 0, project, disk)
     store = Store(generation, read_only=True)
@@ -70,7 +71,8 @@ def test_a_servers_background_leaves_what_the_build_kept_on_disk(built):
     project, _, _ = built
     store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
     try:
-        disk = for_generation(pages_folder(project, project.graphs.parent / "store"), store.generation_id(), BASE, writable=False)
+        disk = for_generation(pages_folder(project, project.graphs.parent / "store"), store.generation_id(), BASE,
+                              writable=False)
         worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10_000)  # type: ignore[arg-type]
         prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
         prepared.warm()

@@ -127,6 +127,23 @@ def test_what_cannot_be_written_is_said_and_nothing_is_written(project, args, me
     assert not (project / "data" / "ttl" / "claims").exists()
 
 
+def test_a_name_spelled_otherwise_is_answered_with_the_records_it_may_mean(project):
+    # `hpckg new --help`'s own example gave --creator "Forschungszentrum Jülich", which TOP500 writes
+    # "Forschungszentrum Juelich (FZJ)": the error only said to run `hpckg search`. It now names the record.
+    source = ("--source-url", "https://www.fz-juelich.de/en/news/jupiter", "--title", "JUPITER opens")
+    done = new_claim(project, "JUPITER Booster", "--property", "purpose", "--value", "AI and simulation", *source,
+                     "--creator", "Forschungszentrum Jülich")
+    assert done.returncode == 2
+    error = text(done)[1]
+    assert "did you mean orgn:top500-operator-" in error and "(Forschungszentrum Juelich (FZJ))" in error, error
+    assert "sys:" not in error  # a creator is an organisation: systems at FZJ are not offered
+    assert not (project / "data" / "ttl" / "claims").exists()
+    done = new_claim(project, "JUPITER Booster", "--property", "purpose", "--value", "AI and simulation", *source,
+                     "--creator", "Forschungszentrum Juelich (FZJ)")  # the name it suggested
+    assert done.returncode == 0, text(done)
+    assert "dcterms:creator orgn:top500-operator-" in (project / JUPITER_FILE).read_text(encoding="utf-8")
+
+
 def test_a_new_system_refers_to_an_imported_site_instead_of_refusing_it(project):
     # The issue's contributor created site:argonne beside TOP500's own record, because --site refused it.
     done = run_hpckg("new", "system", "Example Booster", "--operator", "Shanghai AI Lab", "--country", "DE",

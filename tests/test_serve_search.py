@@ -123,7 +123,22 @@ def test_the_index_alone_matches_context_words_and_corrects_typos():
     assert index.search("fro") and index.search("xyz") == []
 
 
-def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_record_by():
+def test_an_umlaut_finds_its_transliteration_and_the_other_way_round():
+    # "Jülich" found "Julich Supercomputing Center" only, not TOP500's "Forschungszentrum Juelich (FZJ)" (its
+    # site and organisation): German writes ü as ue where the letter is missing.
+    fzj = Entity("orgn:fzj", "organisation", "Forschungszentrum Juelich (FZJ)")
+    jsc = Entity("orgn:jsc", "organisation", "Julich Supercomputing Center")
+    lrz = Entity("orgn:lrz", "organisation", "Leibniz-Rechenzentrum München")
+    index = SearchIndex([(fzj, fzj.label), (jsc, jsc.label), (lrz, lrz.label)])
+    assert {h.entity.iri for h in index.search("Jülich")} == {"orgn:fzj", "orgn:jsc"}
+    assert {h.entity.iri for h in index.search("Forschungszentrum Jülich")} == {"orgn:fzj"}
+    assert {h.entity.iri for h in index.search("Juelich")} == {"orgn:fzj", "orgn:jsc"}
+    assert {h.entity.iri for h in index.search("Muenchen")} == {"orgn:lrz"}
+    assert {h.entity.iri for h in index.search("Munchen")} == {"orgn:lrz"}
+    assert index.suggest("Juelich") is None and index.search("Jul")
+
+
+def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_record_by(tmp_path):
     # Issue 36: contributors had no way to find an imported record's name for Turtle.
     import stores
 
@@ -138,6 +153,12 @@ def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_recor
     completed = run_hpckg("search", "el", "capitan", "--format", "json", cwd=project)
     document = json.loads(text(completed)[0])
     assert document["results"][0]["name"] == "sys:top500-180307"
+    # the index is the website's, kept beside the store for the next search (and a server): through a link
+    # to the store elsewhere, whose folder beside it holds nothing yet
+    linked = tmp_path / "store"
+    linked.symlink_to(stores.website().store.resolve(), target_is_directory=True)
+    assert run_hpckg("search", "frontier", "--store", str(linked), cwd=project).returncode == 0
+    assert len(list(tmp_path.glob("store.pages/*/search-index-*.json"))) == 1
     assert run_hpckg("search", "qqqzzz", cwd=project).returncode == 1
     assert run_hpckg("search", "x", "--limit", "0", cwd=project).returncode == 2
 

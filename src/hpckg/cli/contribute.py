@@ -43,7 +43,8 @@ examples:
   hpckg new system "富岳" --slug fugaku --operator riken --country JP
   hpckg new claim "JUPITER Booster" --property purpose --value "AI and simulation" \\
       --source-url https://www.fz-juelich.de/en/news/jupiter --as-of 2025-06 --title "JUPITER opens" \\
-      --kind operator-page --issued 2025-06-10 --creator "Forschungszentrum Jülich" --tier reported --basis reported
+      --kind operator-page --issued 2025-06-10 --creator "Forschungszentrum Juelich (FZJ)" \\
+      --tier reported --basis reported
   hpckg new claim sys:top500-180047 --property operator --value "Oak Ridge National Laboratory" --source ornl-frontier
 """
 

@@ -8,14 +8,14 @@ import argparse
 import json
 import sys
 
-from hpckg.cli.options import add_store_option, open_for_reading
+from hpckg.cli.options import add_store_option, open_for_reading, store_location
 from hpckg.errors import InputError
 from hpckg.project import Project
 
 
 def cmd_search(args: argparse.Namespace, project: Project) -> int:
     from hpckg.namespaces import shorten
-    from hpckg.serve.search import SearchIndex
+    from hpckg.serve.precompute import kept_search_index
 
     text = " ".join(args.text).strip()
     if not text:
@@ -24,7 +24,7 @@ def cmd_search(args: argparse.Namespace, project: Project) -> int:
         raise InputError(f"--limit is a whole number from 1 to 100, not {args.limit}")
     store = open_for_reading(args, project)
     try:
-        index = SearchIndex.from_store(store)
+        index = kept_search_index(store, project, store_location(args, project))
     finally:
         store.close()
     hits = index.search(text, args.limit)

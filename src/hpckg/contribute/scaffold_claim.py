@@ -245,8 +245,33 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str) ->
     found = _the_one(_named(project, text, set(classes or NAMED_CLASSES)), text, flag, "the built store")
     if found is not None:
         return found
+    close = _close_names(project, text, set(classes or NAMED_CLASSES))
+    if close:
+        raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; did you mean {close}? "
+                         "Give it by that name (or, if none is it, `hpckg search` for others)")
     raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; `hpckg search {text}` finds "
                      "records by other names, typos and words (or `hpckg build` first)")
+
+
+SUGGESTED = 3  # records a "did you mean" names
+
+
+def _close_names(project: Project, text: str, classes: set[str]) -> str:
+    """The records of `classes` the website's search finds for `text` (other spellings, typos, words), as
+    "orgn:top500-operator-47871 (Forschungszentrum Juelich (FZJ)) or ..."; '' without a built store or hits."""
+    from hpckg.serve.precompute import kept_search_index
+    from hpckg.serve.search import KINDS
+
+    store = _open_store(project)
+    if store is None:
+        return ""
+    try:
+        index = kept_search_index(store, project, project.store)
+    finally:
+        store.close()
+    kinds = {KINDS[c.rsplit("#", 1)[-1]][0] for c in classes if c.rsplit("#", 1)[-1] in KINDS}
+    hits = [h for h in index.search(text, 50) if h.entity.kind in kinds][:SUGGESTED]
+    return " or ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in hits)
 
 
 def _the_one(named: list, text: str, flag: str, where: str) -> Found | None:

@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -41,6 +42,9 @@ from hpckg.serve.diskcache import GenerationCache
 from hpckg.serve.publication import Publication
 from hpckg.serve.search import SearchIndex
 from hpckg.serve.workers import BackgroundWorker, Job, MemoryLimit, QueryTimeout
+
+if TYPE_CHECKING:
+    from hpckg.store import GraphStore
 
 EPOCH_CLUSTERS = "epoch-clusters-list"
 
@@ -426,6 +430,19 @@ class Prepared:
             self._thread.join(timeout)
             return not self._thread.is_alive()
         return True
+
+
+def kept_search_index(store: GraphStore, project: Project, location: str | Path | None) -> SearchIndex:
+    """The website's search index of the store's generation, for a command (`hpckg search`, a scaffold's "did
+    you mean"): read from what `hpckg build` or a server kept beside the store (hpckg.serve.diskcache; 1-2 s
+    on the full graph), else made from the store (4-7 s there) and kept for the next one and the server."""
+    from hpckg.namespaces import BASE
+    from hpckg.serve.diskcache import for_generation, pages_folder
+    from hpckg.serve.views import Views
+
+    folder = None if location is None else pages_folder(project, location)
+    disk = for_generation(folder, store.generation_id(), BASE, writable=False)
+    return Prepared(Views(store, BASE), lambda: 0, project, disk).search_index()
 
 
 def charts_to_json(drawn: tuple[list[charts.Chart], list[charts.Chart]]) -> list[list[dict]]:

@@ -106,7 +106,8 @@ class SearchIndex:
             self.names.append(name)
             self.by_key.setdefault(key, []).append(position)
             for word in name_words:
-                self.by_word.setdefault(word, set()).add(position)
+                for spelling in spellings(word):
+                    self.by_word.setdefault(spelling, set()).add(position)
             for word in name_initials:
                 self.by_initials.setdefault(word, set()).add(position)
         self.by_context_word: dict[str, set[str]] = {}  # word -> the systems whose context has it
@@ -114,7 +115,8 @@ class SearchIndex:
         for iri, name in dict.fromkeys(context):
             _, name_words, name_initials = analyse(name)
             for word in name_words:
-                self.by_context_word.setdefault(word, set()).add(iri)
+                for spelling in spellings(word):
+                    self.by_context_word.setdefault(spelling, set()).add(iri)
             for word in name_initials:
                 self.context_initials.setdefault(word, set()).add(iri)
         self.keys = sorted(self.by_key)
@@ -243,10 +245,9 @@ class SearchIndex:
         in_names: list[set[int]] = []
         in_context: list[set[str]] = []
         for word in query_words:
-            spellings = (nearest or {}).get(word) or [word]
             positions: set[int] = set()
             systems: set[str] = set()
-            for spelling in spellings:
+            for spelling in (nearest or {}).get(word) or spellings(word):
                 for matching in _prefixed(self.words, spelling, self.by_word, flatten=False):
                     positions |= matching
                 for matching in _prefixed(self.context_words, spelling, self.by_context_word, flatten=False):
@@ -276,6 +277,17 @@ class SearchIndex:
 def words(name: str) -> list[str]:
     """The keys of a name's words: 'JUWELS Booster-Module' -> ['juwels', 'booster', 'module']."""
     return [k for k in (name_key(w) for w in re.split(r"[\s\-_/,;:()\[\].]+", name)) if k]
+
+
+_TRANSLITERATED = re.compile(r"([aou])e")
+
+
+def spellings(word: str) -> list[str]:
+    """A word's key and, where it may be a German transliteration, the key of its umlaut: name_key folds
+    'Jülich' to 'julich', while the TOP500 writes 'Juelich' ('juelich' -> also 'julich'). Words of five letters
+    or more only ('blue', 'goes' are not transliterations)."""
+    folded = _TRANSLITERATED.sub(r"\1", word) if len(word) >= 5 else word
+    return [word] if folded == word else [word, folded]
 
 
 def initials(name: str) -> list[str]:
