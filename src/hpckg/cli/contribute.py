@@ -192,11 +192,13 @@ def cmd_new(args: argparse.Namespace, project: Project) -> int:
             raise InputError(f"`hpckg new {args.kind}` needs {flag.get(option, '--' + option.replace('_', '-'))}")
     if args.kind == "claim":
         from hpckg.contribute.scaffold_claim import new_claim
+        from hpckg.serve.precompute import close_names
 
         written = new_claim(project, args.name, prop=args.prop, value=args.value, source=args.source,
                             source_url=args.source_url, as_of=args.as_of, tier=args.tier, basis=args.basis,
                             title=args.title, kind=args.source_kind, issued=args.issued, creator=args.creator,
-                            publisher=args.publisher, change=args.change)
+                            publisher=args.publisher, change=args.change,
+                            suggest=lambda text, classes: close_names(project, text, classes))
         print(f"{'added' if written.appended else 'wrote'} claim <{written.iri}> "
               f"{'to' if written.appended else 'in'} {written.path}")
         print(f"next: fill in every TODO, then run `hpckg check {written.path}`", file=sys.stderr)

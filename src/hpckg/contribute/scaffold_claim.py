@@ -63,16 +63,20 @@ class Found:
 # or field it came from) -> Found, or InputError. `hpckg new claim` reads data/ttl/ and the built store
 # (resolve); the site's Contribute form reads the store it serves (StoreResolver).
 Resolver = Callable[[str, "set[str] | None", str], "Found"]
+# The records a name the graph lacks may mean, for "did you mean": (text, classes) -> "orgn:x (Label) or ...",
+# or "" (the CLI gives the website's search: hpckg.serve.precompute.close_names)
+Suggester = Callable[[str, "set[str]"], str]
 
 
 def new_claim(project: Project, about: str, *, prop: str, value: str, source: str | None = None,
               source_url: str | None = None, as_of: str | None = None, tier: str | None = None,
               basis: str | None = None, today: dt.date | None = None, title: str | None = None,
               kind: str | None = None, issued: str | None = None, creator: str | None = None,
-              publisher: str | None = None, change: str | None = None) -> Written:
+              publisher: str | None = None, change: str | None = None, suggest: Suggester | None = None) -> Written:
     """Write one claim about the record `about` names (see the module docstring); return where it went. A new
     source (source_url) is described by title, kind (a source kind's notation), issued, creator and publisher
-    (organisations' names, imported ones included) where given; `change` says what the change entry adds."""
+    (organisations' names, imported ones included) where given; `change` says what the change entry adds;
+    `suggest` what a name no record has may mean."""
     if source is not None and source_url is not None:
         raise InputError("give the source either as --source (one already in data/ttl/sources.ttl or the built store) "
                          "or as --source-url (a new one), not both")
@@ -81,7 +85,7 @@ def new_claim(project: Project, about: str, *, prop: str, value: str, source: st
                          "--source-url; an existing --source is described in data/ttl/sources.ttl already")
 
     def find(text: str, classes: set[str] | None, flag: str) -> Found:
-        return resolve(project, text, classes, flag)
+        return resolve(project, text, classes, flag, suggest)
 
     described = describe_source(project.ontology_dir, find, title=title, kind=kind, issued=issued, creator=creator,
                                 publisher=publisher)
@@ -223,10 +227,11 @@ class StoreResolver:
                          "by other names and with typos")
 
 
-def resolve(project: Project, text: str, classes: set[str] | None, flag: str) -> Found:
+def resolve(project: Project, text: str, classes: set[str] | None, flag: str,
+            suggest: Suggester | None = None) -> Found:
     """The record `text` names: an IRI or prefixed name (sys:top500-180357), or a name or slug found in
     data/ttl/ or in the built store (one of `classes`, when given); an error listing the candidates when the
-    name is ambiguous or unknown."""
+    name is ambiguous, or those `suggest` finds when it is unknown."""
     text = text.strip()
     iri = _as_iri(text)
     if iri is not None:
@@ -245,33 +250,13 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str) ->
     found = _the_one(_named(project, text, set(classes or NAMED_CLASSES)), text, flag, "the built store")
     if found is not None:
         return found
-    close = _close_names(project, text, set(classes or NAMED_CLASSES))
+    close = suggest(text, set(classes or NAMED_CLASSES)) if suggest is not None else ""
     if close:
         raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; did you mean {close}? "
                          "Give it by that name (or, if none is it, `hpckg search` for others)")
     raise InputError(f"{flag} {text!r} is not a name in data/ttl/ or the built store; `hpckg search {text}` finds "
                      "records by other names, typos and words (or `hpckg build` first)")
 
-
-SUGGESTED = 3  # records a "did you mean" names
-
-
-def _close_names(project: Project, text: str, classes: set[str]) -> str:
-    """The records of `classes` the website's search finds for `text` (other spellings, typos, words), as
-    "orgn:top500-operator-47871 (Forschungszentrum Juelich (FZJ)) or ..."; '' without a built store or hits."""
-    from hpckg.serve.precompute import kept_search_index
-    from hpckg.serve.search import KINDS
-
-    store = _open_store(project)
-    if store is None:
-        return ""
-    try:
-        index = kept_search_index(store, project, project.store)
-    finally:
-        store.close()
-    kinds = {KINDS[c.rsplit("#", 1)[-1]][0] for c in classes if c.rsplit("#", 1)[-1] in KINDS}
-    hits = [h for h in index.search(text, 50) if h.entity.kind in kinds][:SUGGESTED]
-    return " or ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in hits)
 
 
 def _the_one(named: list, text: str, flag: str, where: str) -> Found | None:
