@@ -41,7 +41,7 @@ PAGES = {  # page type -> path (real entities of the full import)
     "system (Frontier)": "/page/system/top500-180047",
     "site (ORNL)": "/page/site/top500-site-48553",
     "organisation (HPE)": "/page/org/hpe",
-    "organisation (ORNL)": "/page/org/top500-operator-48553",
+    "organisation (ORNL)": "/page/org/top500-operator-doe-sc-oak-ridge-national-laboratory",
     "organisation (NVIDIA)": "/page/org/nvidia",
     "part (10G Ethernet, 699 systems)": "/page/part/top500-10g-ethernet",
     "country (US, 5,947 systems)": "/page/country/US",

@@ -127,3 +127,21 @@ def test_an_anonymised_site_renumbered_in_2011_is_one_site_through_its_renumbere
     assert sites.canonical["2700"] != sites.canonical["49900"]
     # without the renumbering there is no evidence
     assert Sites(listed).canonical["2688"] == "2688"
+
+
+def test_one_organisation_per_name_however_many_site_ids_the_list_gives_it():
+    # The list keeps several Site IDs for one organisation (AT&T nine at once, BellSouth five, a site
+    # registered again): one organisation per Site ID made "BellSouth" five organisations, and a spelling
+    # apart ("West Deutsche Landesbank") a second one. Its name is the one most site records give it.
+    sites = Sites([])
+    sites.record_names = {"top500-site-1": "AT&T", "top500-site-2": "AT&T",
+                          "top500-site-3": "West Deutsche Landesbank", "top500-site-4": "Westdeutsche Landesbank",
+                          "top500-site-5": "Westdeutsche Landesbank", "top500-site-6": "Government"}
+    assert sites.operator("top500-site-1", "AT&T") == sites.operator("top500-site-2", "AT&T") == (
+        "top500-operator-at-and-t", "AT&T")
+    westlb = ("top500-operator-westdeutsche-landesbank", "Westdeutsche Landesbank")
+    assert sites.operator("top500-site-3", "West Deutsche Landesbank") == westlb
+    assert sites.operator("top500-site-5", "Westdeutsche Landesbank") == westlb
+    assert sites.operator("top500-site-6", "Government") is None  # anonymised: names no organisation
+    # a record the folder's editions do not name (Sites made without its folder) is its own name's
+    assert sites.operator("top500-site-7", "Some Lab") == ("top500-operator-some-lab", "Some Lab")

@@ -395,11 +395,12 @@ class EditionContext:
                       ox.NamedNode(self.shared))
         if entry.site_id and entry.site_id.isdigit():
             yield from self.split(external_id_claim(iri, "top500SiteId", entry.site_id, **common))
-        if anonymised(label) is None:
-            organisation = self.names.find("org", label) or entity("org", "top500-operator-" + site.slug[12:])
-            if organisation.endswith("/top500-operator-" + site.slug[12:]):
+        minted = self.sites.operator(site.slug, label)
+        if anonymised(label) is None and minted is not None:
+            organisation = self.names.find("org", label) or entity("org", minted[0])
+            if organisation == entity("org", minted[0]):
                 yield from self.once(organisation, lambda: entity_quads(
-                    "org", organisation.rsplit("/", 1)[-1], label=label, graph=self.shared))
+                    "org", minted[0], label=minted[1], graph=self.shared))
             note = (f"The list names the site {label!r}: a laboratory, university or company site is the "
                     "organisation that runs its systems.")
             yield from self.split(make_claim(iri, "operator", Iri(organisation), qualifier=value_key(organisation),

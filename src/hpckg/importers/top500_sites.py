@@ -140,6 +140,7 @@ class Sites:
                 self.by_system.setdefault(self.machine_id(entry), set()).add(
                     (record, name_key(entry.site), entry.country))
         self.record_names: dict[str, str] = {}  # slug -> the name the latest edition gives it
+        self._operators: dict[str, tuple[str, str]] | None = None  # see operator
         self._by_machine: dict[tuple[str, str | None], dict[str, SiteChoice]] | None = None
 
     def machine_id(self, entry: Entry) -> str | None:
@@ -287,6 +288,30 @@ class Sites:
         if not self.record_names and self.folder is not None:
             self._read_labels()
         return self.record_names.get(slug)
+
+    def operator(self, slug: str, label: str) -> tuple[str, str] | None:
+        """The organisation the site record `slug` (named `label`) names, as (slug, label), None for an
+        anonymised name: one
+        per name, whatever the case, accents and punctuation (hpckg.names.name_key), across every site record
+        of the folder. The list keeps several Site IDs for one organisation ("AT&T" nine, "BellSouth" five,
+        two once a site was registered again), and one organisation per Site ID was 112 names listed as two
+        to six organisations. Its label is the name most site records give it (then the first
+        alphabetically); its slug is made from that label."""
+        if self._operators is None:
+            if not self.record_names and self.folder is not None:
+                self._read_labels()
+            labels: dict[str, Counter] = {}
+            for name in self.record_names.values():
+                if operating_organisation_name(name) and name_key(name):
+                    labels.setdefault(name_key(name), Counter())[name] += 1
+            chosen = {key: min(names, key=lambda n: (-names[n], n)) for key, names in labels.items()}
+            self._operators = {record: ("top500-operator-" + _slug(chosen[name_key(name)]), chosen[name_key(name)])
+                               for record, name in self.record_names.items() if name_key(name) in chosen
+                               and operating_organisation_name(name)}
+        if slug in self._operators:
+            return self._operators[slug]
+        # a record the folder's editions do not name (Sites made without its folder): its own name
+        return ("top500-operator-" + _slug(label), label) if operating_organisation_name(label) else None
 
     def _read_labels(self) -> None:
         latest: dict[str, tuple[str, Counter]] = {}
