@@ -123,3 +123,22 @@ def test_a_site_claims_table_has_units_dates_and_no_claim_column(entity_pages):
     page = entity_pages[urls.page("site", "acme")]
     assert "<th scope=\"col\">Claim</th>" not in page
     assert re.search(r'class="badge tier-\w+" href="/page/claim/', page), "the tier links to the claim"
+
+
+def test_an_organisations_sites_say_how_many_of_its_systems_each_holds(website_client, store):
+    # The TOP500 keeps several Site IDs for one organisation, each a site record of the same name: the
+    # organisation page listed "BellSouth" five times and nothing else. Each now says its systems, most first.
+    rows = store.query("""
+        SELECT ?org (COUNT(DISTINCT ?site) AS ?sites) WHERE {
+          ?c a hpc:BestClaim ; hpc:property hpc:operator ; hpc:value ?org ; hpc:about ?system .
+          ?system a hpc:System . ?s a hpc:BestClaim ; hpc:property hpc:site ; hpc:about ?system ; hpc:value ?site .
+          FILTER (STRSTARTS(STR(?org), "https://w3id.org/hpckg/id/org/top500-operator-")) }
+        GROUP BY ?org HAVING (COUNT(DISTINCT ?site) > 1) ORDER BY DESC(?sites) ?org LIMIT 1""")
+    org = next(iter(rows))["org"].value.rsplit("/", 1)[-1]
+    page = body(website_client, urls.page("org", org))
+    items = re.findall(r'<li><a href="/page/site/[^"]+">[^<]+</a> <span class="muted">([\d,]+) systems?'
+                       r'(?:, last listed (\d{4}-\d\d))?</span></li>', page.split("<h2>Sites operated</h2>")[1]
+                       .split("</ul>")[0])
+    assert len(items) >= 2, page
+    counts = [int(count.replace(",", "")) for count, _ in items]
+    assert counts == sorted(counts, reverse=True) and all(listed for _, listed in items)

@@ -390,8 +390,30 @@ class EntityReader:
         return {"facts": self.claims_table(read_claims(self.store, about=[iri])), "rollup": self.links(rollup),
                 "predecessors": self.links(predecessors),
                 "operated": [row.system for row in operated.rows], "operated_table": operated,
-                "sites": sorted(self.links(sites), key=lambda link: link.text.casefold()), "tickers": tickers,
+                "sites": self.operated_sites(sites, index.claimed_of("operator", iri)), "tickers": tickers,
                 "supplied": [row.system for row in supplied.rows], "supplied_table": supplied}
+
+    def operated_sites(self, sites: list[str], operated: Iterable[str]) -> list[Link]:
+        """An organisation's sites, the most of its `operated` systems first, each with how many and when
+        they were last listed: the TOP500 keeps several Site IDs for one organisation ("BellSouth" five),
+        which were five links of one name and nothing else."""
+        systems = self.system_index().systems
+        count: Counter[str] = Counter()
+        last: dict[str, str] = {}
+        for system in operated:
+            facts = systems.get(system)
+            for site in facts.sites if facts is not None else ():
+                count[site] += 1
+                if facts.listed and facts.listed > last.get(site, ""):  # type: ignore[union-attr]
+                    last[site] = facts.listed  # type: ignore[union-attr]
+
+        def note(site: str) -> str:
+            said = f"{count[site]:,} system{'' if count[site] == 1 else 's'}" if count[site] else "no system"
+            return said + (f", last listed {last[site]}" if site in last else "")
+        unique = list(dict.fromkeys(sites))
+        ordered = sorted(zip(unique, self.links(unique), strict=True),
+                         key=lambda pair: (-count[pair[0]], pair[1].text.casefold()))
+        return [Link(link.text, link.href, note(site)) for site, link in ordered]
 
     def part(self, iri: str) -> dict[str, object]:
         used = self.system_table(self.system_index().claimed_of("partModel", iri))

@@ -11,10 +11,12 @@ ABSENT = "-"
 
 @dataclass(frozen=True)
 class Link:
-    """Something to show with a link: a label and an IRI or URL (href None shows the text only)."""
+    """Something to show with a link: a label and an IRI or URL (href None shows the text only), and a note
+    shown after it in a list."""
 
     text: str
     href: str | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
