@@ -115,6 +115,11 @@ def test_values_are_found_by_name_in_the_imports_and_by_notation_in_the_vocabula
     (("JUPITER Booster", "--property", "purpos", "--value", "x"), "is not a claim property"),
     (("JUPITER Booster", "--property", "rmax", "--value", "lots"), "is a number"),
     (("JUPITER Booster", "--property", "status", "--value", "operatonal"), "did you mean"),
+    # a value of another scheme is said to be one, not answered with the nearest spelling ("did you mean reported?")
+    (("JUPITER Booster", "--property", "status", "--value", "operational", "--tier", "imported"),
+     "'imported' is one of the claim bases (basis:imported), not of the confidence tiers"),
+    (("JUPITER Booster", "--property", "systemKind", "--value", "planned"),
+     "'planned' is one of the system statuses (status:planned), not of the system kinds"),
     (("No Such Machine Anywhere", "--property", "purpose", "--value", "x"), "is not a name in data/ttl/"),
     (("sys:top500-999999999", "--property", "purpose", "--value", "x"), "neither in data/ttl/ nor in the built"),
     (("JUPITER Booster", "--property", "purpose"), "needs --value"),

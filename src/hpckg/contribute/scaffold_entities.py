@@ -44,14 +44,22 @@ def vocabulary_value(value: str | None, prop: str, flag: str, ontology_dir: Path
     as 'accelerator'), or None."""
     if value is None:
         return None
-    scheme = vocabulary(ontology_dir).scheme_of_value(hpc(prop))
+    vocab = vocabulary(ontology_dir)
+    scheme = vocab.scheme_of_value(hpc(prop))
     assert scheme is not None, f"hpc:{prop} has no hpc:valueScheme in the ontology"
     for concept in scheme.concepts:
         if value in (concept.notation, concept.iri, shorten(concept.iri)):
             return shorten(concept.iri)
+    allowed = "use one of " + ", ".join(c.notation for c in scheme.concepts)
+    # a value of another scheme ('imported' is a basis, not a tier): said, rather than the nearest spelling
+    elsewhere = [(other, concept) for other in vocab.schemes.values() if other is not scheme
+                 for concept in other.concepts if value in (concept.notation, concept.iri, shorten(concept.iri))]
+    if elsewhere:
+        other, concept = elsewhere[0]
+        raise InputError(f"{flag} {value!r} is one of the {other.label.lower()} ({shorten(concept.iri)}), not of "
+                         f"the {scheme.label.lower()}: {allowed}")
     hint = suggestion_text(value, [c.notation for c in scheme.concepts])
-    raise InputError(f"{flag} {value!r} is not one of the {scheme.label.lower()}: {hint}use one of "
-                     + ", ".join(c.notation for c in scheme.concepts))
+    raise InputError(f"{flag} {value!r} is not one of the {scheme.label.lower()}: {hint}{allowed}")
 
 
 def _slug(name: str, slug: str | None, flag: str = "--slug") -> str:
