@@ -258,7 +258,6 @@ def resolve(project: Project, text: str, classes: set[str] | None, flag: str,
                      "records by other names, typos and words (or `hpckg build` first)")
 
 
-
 def _the_one(named: list, text: str, flag: str, where: str) -> Found | None:
     """The one record of `named` (namesakes), None when there is none; an error listing them when several
     records have the name."""

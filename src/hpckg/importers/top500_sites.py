@@ -290,13 +290,12 @@ class Sites:
         return self.record_names.get(slug)
 
     def operator(self, slug: str, label: str) -> tuple[str, str] | None:
-        """The organisation the site record `slug` (named `label`) names, as (slug, label), None for an
-        anonymised name: one
-        per name, whatever the case, accents and punctuation (hpckg.names.name_key), across every site record
-        of the folder. The list keeps several Site IDs for one organisation ("AT&T" nine, "BellSouth" five,
-        two once a site was registered again), and one organisation per Site ID was 112 names listed as two
-        to six organisations. Its label is the name most site records give it (then the first
-        alphabetically); its slug is made from that label."""
+        """The organisation the site record `slug` (named `label`) names, as (slug, label); None for an
+        anonymised name. One per name, whatever the case, accents and punctuation (hpckg.names.name_key),
+        across every site record of the folder: the list keeps several Site IDs for one organisation ("AT&T"
+        nine, "BellSouth" five, two once a site was registered again), and one organisation per Site ID was
+        112 names listed as two to six organisations. Its label is the name most site records give it (then
+        the first alphabetically); its slug is made from that label."""
         if self._operators is None:
             if not self.record_names and self.folder is not None:
                 self._read_labels()

@@ -402,10 +402,12 @@ class EntityReader:
         last: dict[str, str] = {}
         for system in operated:
             facts = systems.get(system)
-            for site in facts.sites if facts is not None else ():
+            if facts is None:  # a site the organisation operates is among what its claims are about
+                continue
+            for site in facts.sites:
                 count[site] += 1
-                if facts.listed and facts.listed > last.get(site, ""):  # type: ignore[union-attr]
-                    last[site] = facts.listed  # type: ignore[union-attr]
+                if facts.listed and facts.listed > last.get(site, ""):
+                    last[site] = facts.listed
 
         def note(site: str) -> str:
             said = f"{count[site]:,} system{'' if count[site] == 1 else 's'}" if count[site] else "no system"
