@@ -136,6 +136,11 @@ def test_an_umlaut_finds_its_transliteration_and_the_other_way_round():
     assert {h.entity.iri for h in index.search("Muenchen")} == {"orgn:lrz"}
     assert {h.entity.iri for h in index.search("Munchen")} == {"orgn:lrz"}
     assert index.suggest("Juelich") is None and index.search("Jul")
+    # a machine named by its site in a qualifier comes after the organisation whose own name it is
+    t3e = Entity("sys:t3e", "system", "T3E")
+    index = SearchIndex([(fzj, fzj.label), (t3e, "T3E"), (t3e, "T3E (Forschungszentrum Juelich (FZJ))")])
+    assert [(h.entity.iri, h.match) for h in index.search("Jülich")] == [("orgn:fzj", "word"), ("sys:t3e", "context")]
+    assert [h.match for h in index.search("t3e juelich")] == ["word"]  # a word of the name itself
 
 
 def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_record_by(tmp_path):

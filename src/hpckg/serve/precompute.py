@@ -451,7 +451,7 @@ SUGGESTED = 3  # records a "did you mean" names
 def close_names(project: Project, text: str, classes: set[str]) -> str:
     """The records of `classes` (ontology class IRIs) the website's search finds in the project's built store
     for a name no record has (other spellings, typos, words), as "orgn:top500-operator-forschungszentrum-
-    juelich-fzj (Forschungszentrum Juelich (FZJ)) or ..."; '' without a built store or a hit (a scaffold's
+    juelich (Forschungszentrum Juelich (FZJ)) or ..."; '' without a built store or a hit (a scaffold's
     "did you mean")."""
     from hpckg.namespaces import shorten
     from hpckg.serve.search import KINDS

@@ -187,6 +187,11 @@ class SearchIndex:
             nearest = self._nearest(words(text[:MAX_QUERY]))
             hits = self._search(text[:MAX_QUERY], nearest) or []
             hits = [Hit(h.entity, h.name, "close", h.also) for h in hits]
+        # a name whose words match only in its qualifier ("T3E (Forschungszentrum Juelich (FZJ))", an editors'
+        # "Name (Site)") matches by the site's words, as context does: "Jülich" lists the organisation before
+        # the twenty machines it ran
+        hits = [Hit(h.entity, h.name, "context", h.also) if h.match == "word" and qualifier_only(text, h.name)
+                else h for h in hits]
         hits.sort(key=lambda h: (MATCH_ORDER[h.match], _kind_order(h.entity.kind), len(h.name),
                                  h.name.casefold()))
         return hits[:limit]
@@ -288,6 +293,18 @@ def spellings(word: str) -> list[str]:
     or more only ('blue', 'goes' are not transliterations)."""
     folded = _TRANSLITERATED.sub(r"\1", word) if len(word) >= 5 else word
     return [word] if folded == word else [word, folded]
+
+
+_QUALIFIED = re.compile(r"^(.*?\S)\s*\(.*\)\s*$")
+
+
+def qualifier_only(text: str, name: str) -> bool:
+    """Whether no word of `text` starts a word of `name` outside its trailing parenthesised qualifier."""
+    base = _QUALIFIED.match(name)
+    if base is None:
+        return False
+    base_words = [spelling for word in words(base.group(1)) for spelling in spellings(word)]
+    return not any(b.startswith(s) for word in words(text) for s in spellings(word) for b in base_words)
 
 
 def initials(name: str) -> list[str]:
