@@ -173,6 +173,8 @@ def test_the_claim_form_enriches_a_record_the_graph_holds(server):
     assert "hpc:property hpc:operator ; hpc:value orgn:shanghai-ai-lab" in operator_turtle
     for form, said in ((dict(record="Kalos", property="purpos", value="x"), "is not a claim property"),
                        (dict(record="No such machine", property="purpose", value="x"), "is not the name of a record"),
+                       # a misspelt name is answered with the records the site's search finds
+                       (dict(record="Kalso", property="purpose", value="x"), "did you mean sys:kalos ("),
                        (dict(record="Kalos", property="nodeCount", value="many"), "is a whole number")):
         bad = post(server, {"action": "claim", **form})
         assert bad.status_code == 200 and said in visible(bad.text), form

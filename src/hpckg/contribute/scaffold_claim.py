@@ -197,8 +197,9 @@ class StoreResolver:
     """Finds records in one store (the generation the site serves; a SPARQL server's too): by IRI or prefixed
     name (sys:top500-180357), or by exact name (label, alias or name claim, any case) among `classes`."""
 
-    def __init__(self, store):
+    def __init__(self, store, suggest: Suggester | None = None):
         self.store = store
+        self.suggest = suggest  # what a name no record has may mean
 
     def states(self, iri: str) -> bool:
         """Whether the store says anything about `iri` (a name a scaffold would mint)."""
@@ -223,6 +224,9 @@ class StoreResolver:
         found = _the_one(named, text, flag, "this graph")
         if found is not None:
             return found
+        close = self.suggest(text, set(classes or NAMED_CLASSES)) if self.suggest is not None else ""
+        if close:
+            raise InputError(f"{flag} {text!r} is not the name of a record in this graph; did you mean {close}?")
         raise InputError(f"{flag} {text!r} is not the name of a record in this graph; the search box finds records "
                          "by other names and with typos")
 

@@ -31,7 +31,7 @@ from starlette.responses import Response
 from hpckg.contribute.check import KINDS, check_draft
 from hpckg.contribute.neighbourhood import SystemNames, TooBroad
 from hpckg.contribute.scaffold import draft_system
-from hpckg.contribute.scaffold_claim import UNDESCRIBED, StoreResolver, describe_source, draft_claim
+from hpckg.contribute.scaffold_claim import UNDESCRIBED, StoreResolver, Suggester, describe_source, draft_claim
 from hpckg.datafiles.report import CheckReport
 from hpckg.errors import InputError
 from hpckg.namespaces import hpc
@@ -171,9 +171,10 @@ def form_turtle(form: dict[str, str], known) -> str:
                         as_of=form.get("as_of", "").strip() or None, known=known, today=dt.date.today())
 
 
-def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir) -> str:
+def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir, suggest: Suggester | None = None) -> str:
     """The Turtle of `hpckg new claim` for the claim form's fields: the record and an entity value found by name
-    or sys:/site:/orgn:/part: name in the store the site serves."""
+    or sys:/site:/orgn:/part: name in the store the site serves (`suggest`: what a name no record has may
+    mean)."""
     record, prop, value = (form.get(k, "").strip() for k in ("record", "property", "value"))
     if not record or not prop or not value:
         raise InputError("give the record (its name, or a name such as sys:kalos), the property and the value")
@@ -184,7 +185,7 @@ def claim_turtle(form: dict[str, str], store: GraphStore, ontology_dir) -> str:
     if basis is not None and basis not in CONTRIBUTED_BASES:
         raise InputError(f"the basis is one of {', '.join(CONTRIBUTED_BASES)}")
     source_url = form.get("source_url", "").strip() or None
-    find = StoreResolver(store)
+    find = StoreResolver(store, suggest)
     described = describe_source(ontology_dir, find, title=form.get("source_title"), kind=form.get("source_kind"),
                                 issued=form.get("source_issued"), creator=form.get("source_creator"),
                                 publisher=form.get("source_publisher"))
@@ -297,7 +298,9 @@ class ContributePage:
         if action in ("form", "claim"):
             try:
                 outcome.turtle = (form_turtle(form, lambda iri: service.views.exists(iri)) if action == "form"
-                                  else claim_turtle(form, store, service.settings.project.ontology_dir))
+                                  else claim_turtle(form, store, service.settings.project.ontology_dir,
+                                                    lambda text, classes: service.prepared.search_index()
+                                                    .close_names(text, classes)))
             except InputError as error:
                 outcome.form_error = str(error)
                 return outcome

@@ -445,16 +445,11 @@ def kept_search_index(store: GraphStore, project: Project, location: str | Path 
     return Prepared(Views(store, BASE), lambda: 0, project, disk).search_index()
 
 
-SUGGESTED = 3  # records a "did you mean" names
-
-
 def close_names(project: Project, text: str, classes: set[str]) -> str:
     """The records of `classes` (ontology class IRIs) the website's search finds in the project's built store
     for a name no record has (other spellings, typos, words), as "orgn:top500-operator-forschungszentrum-
     juelich (Forschungszentrum Juelich (FZJ)) or ..."; '' without a built store or a hit (a scaffold's
     "did you mean")."""
-    from hpckg.namespaces import shorten
-    from hpckg.serve.search import KINDS
     from hpckg.store import Store
 
     if not isinstance(project.store, Path) or not project.store.exists():
@@ -464,12 +459,9 @@ def close_names(project: Project, text: str, classes: set[str]) -> str:
     except Exception:  # noqa: BLE001 - no usable store: nothing to suggest from
         return ""
     try:
-        index = kept_search_index(store, project, project.store)
+        return kept_search_index(store, project, project.store).close_names(text, classes)
     finally:
         store.close()
-    kinds = {KINDS[local][0] for local in (c.rsplit("#", 1)[-1] for c in classes) if local in KINDS}
-    hits = [h for h in index.search(text, 50) if h.entity.kind in kinds][:SUGGESTED]
-    return " or ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in hits)
 
 
 def charts_to_json(drawn: tuple[list[charts.Chart], list[charts.Chart]]) -> list[list[dict]]:

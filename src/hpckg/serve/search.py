@@ -24,6 +24,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from hpckg.names import INITIALS_SKIP, name_key
+from hpckg.namespaces import shorten
 from hpckg.page.machine import OneMachine, machine_pages
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ KINDS = {"System": ("system", 0), "Site": ("site", 1), "Datacenter": ("site", 1)
          "PartModel": ("part", 3), "Country": ("country", 4)}
 MATCH_ORDER = {"exact": 0, "prefix": 1, "word": 2, "context": 3, "close": 4}
 MAX_QUERY = 200  # characters of a search looked at
+SUGGESTED = 3  # records a "did you mean" names
 
 PREFIXES = """
 PREFIX hpc:  <https://w3id.org/hpckg/ontology#>
@@ -195,6 +197,13 @@ class SearchIndex:
         hits.sort(key=lambda h: (MATCH_ORDER[h.match], _kind_order(h.entity.kind), len(h.name),
                                  h.name.casefold()))
         return hits[:limit]
+
+    def close_names(self, text: str, classes: set[str]) -> str:
+        """The records of `classes` (ontology class IRIs) this search finds for a name no record has, as
+        "orgn:x (Label) or ...": a scaffold's or the Contribute form's "did you mean"; '' when none."""
+        kinds = {KINDS[local][0] for local in (c.rsplit("#", 1)[-1] for c in classes) if local in KINDS}
+        hits = [h for h in self.search(text, 50) if h.entity.kind in kinds][:SUGGESTED]
+        return " or ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in hits)
 
     def suggest(self, text: str) -> str | None:
         """The text `search` looked for instead of `text` (its unknown words replaced by the nearest known
