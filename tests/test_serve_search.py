@@ -164,6 +164,11 @@ def test_hpckg_search_prints_the_name_a_contribution_refers_to_an_imported_recor
     linked.symlink_to(stores.website().store.resolve(), target_is_directory=True)
     assert run_hpckg("search", "frontier", "--store", str(linked), cwd=project).returncode == 0
     assert len(list(tmp_path.glob("store.pages/*/search-index-*.json"))) == 1
+    # systems come first among equal matches: a contributor looking for a part asks for parts
+    parts = text(run_hpckg("search", "mi250x", "--type", "part", cwd=project))[0].splitlines()
+    assert parts and all(line.split()[1] == "part" for line in parts), parts
+    wrong = run_hpckg("search", "mi250x", "--type", "parts", cwd=project)
+    assert wrong.returncode == 2 and "system, site, organisation, part, country" in text(wrong)[1]
     assert run_hpckg("search", "qqqzzz", cwd=project).returncode == 1
     assert run_hpckg("search", "x", "--limit", "0", cwd=project).returncode == 2
 

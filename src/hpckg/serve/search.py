@@ -177,7 +177,7 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.names)
 
-    def search(self, text: str, limit: int = 20) -> list[Hit]:
+    def search(self, text: str, limit: int = 20, kinds: set[str] | None = None) -> list[Hit]:
         """The entities a search text names, best first: the whole key equal to a name's key, then a prefix
         of one, then every word of the text starting a word of the name (or being its initials), then every
         word in the name or the system's context with one at least in the name. When some word of the text
@@ -193,7 +193,7 @@ class SearchIndex:
         # "Name (Site)") matches by the site's words, as context does: "Jülich" lists the organisation before
         # the twenty machines it ran
         hits = [Hit(h.entity, h.name, "context", h.also) if h.match == "word" and qualifier_only(text, h.name)
-                else h for h in hits]
+                else h for h in hits if kinds is None or h.entity.kind in kinds]
         hits.sort(key=lambda h: (MATCH_ORDER[h.match], _kind_order(h.entity.kind), len(h.name),
                                  h.name.casefold()))
         return hits[:limit]
@@ -202,7 +202,7 @@ class SearchIndex:
         """The records of `classes` (ontology class IRIs) this search finds for a name no record has, as
         "orgn:x (Label) or ...": a scaffold's or the Contribute form's "did you mean"; '' when none."""
         kinds = {KINDS[local][0] for local in (c.rsplit("#", 1)[-1] for c in classes) if local in KINDS}
-        hits = [h for h in self.search(text, 50) if h.entity.kind in kinds][:SUGGESTED]
+        hits = self.search(text, SUGGESTED, kinds)
         return " or ".join(f"{shorten(h.entity.iri)} ({h.entity.label})" for h in hits)
 
     def suggest(self, text: str) -> str | None:
