@@ -23,7 +23,7 @@ def cmd_search(args: argparse.Namespace, project: Project) -> int:
         raise InputError("give the words to search for, e.g. hpckg search frontier")
     if not 0 < args.limit <= 100:
         raise InputError(f"--limit is a whole number from 1 to 100, not {args.limit}")
-    types = sorted({kind for kind, _ in KINDS.values()}, key=lambda kind: dict(KINDS.values())[kind])
+    types = list(dict.fromkeys(kind for kind, _ in KINDS.values()))  # system, site, organisation, ...
     for wanted in args.type or ():
         if wanted not in types:
             raise InputError(f"--type {wanted!r} is not a type of record the search finds: {', '.join(types)}")

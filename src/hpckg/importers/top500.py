@@ -395,8 +395,8 @@ class EditionContext:
                       ox.NamedNode(self.shared))
         if entry.site_id and entry.site_id.isdigit():
             yield from self.split(external_id_claim(iri, "top500SiteId", entry.site_id, **common))
-        minted = self.sites.operator(site.slug, label)
-        if anonymised(label) is None and minted is not None:
+        minted = self.sites.operator(site.slug, label)  # None for an anonymised site
+        if minted is not None:
             organisation = self.names.find("org", label) or entity("org", minted[0])
             if organisation == entity("org", minted[0]):
                 yield from self.once(organisation, lambda: entity_quads(
