@@ -102,6 +102,7 @@ class CoalescingHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type
         loop = asyncio.get_running_loop()
         super().connection_made(CoalescingTransport(transport, loop))  # type: ignore[arg-type]
         self._waiting_since: float | None = loop.time()
+        self._cycle_seen = None  # the request cycle the last look saw: another one means a request arrived
         self._watch: asyncio.TimerHandle | None = loop.call_later(1.0, self._check_waiting)
         self._head_bytes: int | None = 0  # bytes of the request head being received; None while a body is
 
@@ -133,9 +134,12 @@ class CoalescingHTTPProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type
         now = loop.time()
         if cycle is not None and not cycle.response_complete:
             self._waiting_since = None  # a request is being answered
-        elif self._waiting_since is None:
+        elif self._waiting_since is None or cycle is not self._cycle_seen:
+            # Answered since the last look, or a request came and went between two looks (quick requests
+            # back to back on a keep-alive connection): the wait for the next head starts now, not before.
             self._waiting_since = now
-        elif now - self._waiting_since >= self.head_timeout:
+        self._cycle_seen = cycle
+        if self._waiting_since is not None and now - self._waiting_since >= self.head_timeout:
             self._watch = None
             transport = self.transport
             if not transport.is_closing():
