@@ -2,6 +2,9 @@
 median wall time of a few runs after one warm-up, and the rows. Issue 38's goal is under 1 s each on the
 full import (1×). Writes the `canned-queries` section of docs/benchmarks.md.
 
+The digest is the SHA-256 of the ordered rows (each term in N-Triples form): a query rewritten for speed must
+keep it on the same store.
+
     python bench/canned_bench.py --store .hpckg/store            # after `make run` or `hpckg build`
     python bench/canned_bench.py --store .hpckg/store --runs 1 --only top500-editions rmax-changes --no-write
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import os
 import statistics
 import sys
@@ -36,6 +40,16 @@ def timed(store: Store, text: str) -> tuple[float, int]:
     return time.perf_counter() - started, rows
 
 
+def digest(store: Store, text: str) -> str:
+    """The first 12 hex digits of the SHA-256 of the answer's ordered rows (unbound as an empty field)."""
+    result = store.query(text)
+    names = [variable.value for variable in result.variables]
+    hashed = hashlib.sha256("\t".join(names).encode())
+    for solution in result:
+        hashed.update(("\n" + "\t".join("" if solution[n] is None else str(solution[n]) for n in names)).encode())
+    return hashed.hexdigest()[:12]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, required=True, help="a built store (its folder, as hpckg build wrote it)")
@@ -53,19 +67,19 @@ def main() -> None:
         if args.only and query.name not in args.only:
             continue
         text = query.bind({})
-        timed(store, text)  # warm-up: the store's caches, as a server that has answered once
+        answer = digest(store, text)  # also the warm-up: the store's caches, as a server that has answered once
         times, rows = [], 0
         for _ in range(args.runs):
             seconds, rows = timed(store, text)
             times.append(seconds)
-        results.append((query.name, statistics.median(times), rows))
-        print(f"{query.name}: {statistics.median(times) * 1000:,.1f} ms, {rows:,} rows", flush=True)
+        results.append((query.name, statistics.median(times), rows, answer))
+        print(f"{query.name}: {statistics.median(times) * 1000:,.1f} ms, {rows:,} rows, digest {answer}", flush=True)
 
-    table = Table("query", "median ms", "rows", "under 1 s")
-    for name, seconds, rows in results:
-        table.add_row(name, f"{seconds * 1000:,.1f}", f"{rows:,}", "yes" if seconds < GOAL_SECONDS else "no")
+    table = Table("query", "median ms", "rows", "digest", "under 1 s")
+    for name, seconds, rows, answer in results:
+        table.add_row(name, f"{seconds * 1000:,.1f}", f"{rows:,}", answer, "yes" if seconds < GOAL_SECONDS else "no")
     Console().print(table)
-    over = [name for name, seconds, _ in results if seconds >= GOAL_SECONDS]
+    over = [name for name, seconds, _, _ in results if seconds >= GOAL_SECONDS]
     lines = [
         "## Canned queries on the full import (bench/canned_bench.py)",
         "",
@@ -74,9 +88,9 @@ def main() -> None:
         f"on-disk store ({quads:,} quads), median of {args.runs} runs after one warm-up. Rerun: "
         "`python bench/canned_bench.py --store .hpckg/store` after `make run`.",
         "",
-        "| query | median ms | rows |",
-        "|---|---:|---:|",
-        *(f"| `{name}` | {seconds * 1000:,.1f} | {rows:,} |" for name, seconds, rows in results),
+        "| query | median ms | rows | digest |",
+        "|---|---:|---:|---|",
+        *(f"| `{name}` | {seconds * 1000:,.1f} | {rows:,} | `{answer}` |" for name, seconds, rows, answer in results),
         "",
         f"{len(results) - len(over)} of {len(results)} under 1 s; over it: "
         + (", ".join(f"`{name}`" for name in over) or "none") + ".",
