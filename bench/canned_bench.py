@@ -23,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from sections import replace_section
+from sections import machine_speed, replace_section
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -62,6 +62,7 @@ def main() -> None:
     store = Store(current_generation(args.store), read_only=True)
     quads = store.triple_count()
     load_before = os.getloadavg()[0]
+    speed = machine_speed()
     results = []
     for query in canned_queries(project):
         if args.only and query.name not in args.only:
@@ -84,8 +85,8 @@ def main() -> None:
         "## Canned queries on the full import (bench/canned_bench.py)",
         "",
         f"Measured {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on this machine ({os.cpu_count()} CPUs, load "
-        f"average {load_before:.2f} at the start): every canned query at its default parameters, in process on the "
-        f"on-disk store ({quads:,} quads), median of {args.runs} runs after one warm-up. Rerun: "
+        f"average {load_before:.2f} at the start; {speed}): every canned query at its default parameters, in "
+        f"process on the on-disk store ({quads:,} quads), median of {args.runs} runs after one warm-up. Rerun: "
         "`python bench/canned_bench.py --store .hpckg/store` after `make run`.",
         "",
         "| query | median ms | rows | digest |",
