@@ -345,6 +345,44 @@ def test_components_by_parent_rolls_the_hdr_infiniband_maker_up_to_nvidia(store)
         assert not store.query(f"ASK {{ <{ID}{r['parent']}> hpc:acquiredBy|hpc:renamedTo ?next }}"), r
 
 
+HP_ENTERPRISE_STORAGE = """
+@prefix hpc:   <https://w3id.org/hpckg/ontology#> .
+@prefix rdfs:  <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix prov:  <http://www.w3.org/ns/prov#> .
+@prefix sys:   <https://w3id.org/hpckg/id/system/> .
+@prefix orgn:  <https://w3id.org/hpckg/id/org/> .
+@prefix cmp:   <https://w3id.org/hpckg/id/component/> .
+@prefix src:   <https://w3id.org/hpckg/id/source/> .
+@prefix claim: <https://w3id.org/hpckg/id/claim/> .
+@prefix tier:  <https://w3id.org/hpckg/vocab/tier/> .
+@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
+@prefix role:  <https://w3id.org/hpckg/vocab/role/> .
+
+cmp:seren-test-storage a hpc:Component ;
+    hpc:componentOf sys:seren ; hpc:role role:storage ; rdfs:label "Seren storage (a test's)"@en .
+
+claim:seren-test-storage-supplier a hpc:Claim ;
+    hpc:about cmp:seren-test-storage ; hpc:property hpc:supplierAtBuild ; hpc:value orgn:hp-enterprise-business ;
+    hpc:tier tier:reported ; hpc:basis basis:operator-stated ; prov:hadPrimarySource src:arxiv-2403-07648 .
+"""
+
+
+def test_components_by_parent_rolls_up_as_the_build_does(tmp_path):
+    # Seen on the full build: "Hewlett-Packard enterprise business" was a parent today with no ticker (2,880
+    # components), while supplier-rollup and the vendor-parent lists put it under HPE: the query followed
+    # acquisitions and renamings itself and missed the business lines (hpc:parentOrganisation) rule 20 follows.
+    extra = tmp_path / "hp-storage.ttl"
+    extra.write_text(HP_ENTERPRISE_STORAGE, encoding="utf-8")
+    store = Store(None)
+    populate(store, project=session_project(), extra=[extra])
+    rows = {r["parent"]: r for r in run(store, "components-by-parent")}
+    assert "org/hp-enterprise-business" not in rows
+    for parent in rows:
+        assert store.query(f"ASK {{ <{ID}{parent}> hpc:rollsUpTo <{ID}{parent}> }}"), parent
+    hpe = rows["org/hpe"]
+    assert hpe["ticker"] == "NYSE:HPE" and "Hewlett-Packard enterprise business" in hpe["via"].split(", ")
+
+
 def test_components_by_supplier_keeps_the_supplier_at_build(store):
     rows = run(store, "components-by-supplier")
     nvidia_accelerators = [r for r in rows if (r["supplier"], r["role"]) == ("org/nvidia", "role/accelerator")]
