@@ -15,6 +15,7 @@ import pyoxigraph as ox
 import pytest
 
 from hpckg.build import populate
+from hpckg.namespaces import sparql_prefixes
 from hpckg.query import canned_queries, header_description
 from hpckg.store import Store
 
@@ -345,19 +346,8 @@ def test_components_by_parent_rolls_the_hdr_infiniband_maker_up_to_nvidia(store)
         assert not store.query(f"ASK {{ <{ID}{r['parent']}> hpc:acquiredBy|hpc:renamedTo ?next }}"), r
 
 
-HP_ENTERPRISE_STORAGE = """
-@prefix hpc:   <https://w3id.org/hpckg/ontology#> .
-@prefix rdfs:  <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix prov:  <http://www.w3.org/ns/prov#> .
-@prefix sys:   <https://w3id.org/hpckg/id/system/> .
-@prefix orgn:  <https://w3id.org/hpckg/id/org/> .
-@prefix cmp:   <https://w3id.org/hpckg/id/component/> .
-@prefix src:   <https://w3id.org/hpckg/id/source/> .
-@prefix claim: <https://w3id.org/hpckg/id/claim/> .
-@prefix tier:  <https://w3id.org/hpckg/vocab/tier/> .
-@prefix basis: <https://w3id.org/hpckg/vocab/basis/> .
-@prefix role:  <https://w3id.org/hpckg/vocab/role/> .
-
+# (Turtle reads the project's SPARQL-style PREFIX lines)
+HP_ENTERPRISE_STORAGE = sparql_prefixes() + """
 cmp:seren-test-storage a hpc:Component ;
     hpc:componentOf sys:seren ; hpc:role role:storage ; rdfs:label "Seren storage (a test's)"@en .
 
