@@ -24,7 +24,7 @@ LIMITS = Path(__file__).resolve().parent / "limits"
 # first is a nested SELECT of its own joined by hash, the shape rule 14 reads claims with on the disk store.
 TABLES = {
     "claims": """
-        SELECT ?claim ?about ?property ?value ?tier ?tierRank ?basis ?derived WHERE {
+        SELECT ?claim ?about ?property ?value ?tier ?tierRank ?basis ?derived ?best ?excluded WHERE {
           { SELECT ?claim WHERE { ?claim a hpc:Claim } }
           { SELECT ?claim ?about WHERE { ?claim hpc:about ?about } }
           { SELECT ?claim ?property WHERE { ?claim hpc:property ?property } }
@@ -33,7 +33,11 @@ TABLES = {
           OPTIONAL { SELECT ?claim ?value WHERE { ?claim hpc:value ?value } }
           OPTIONAL { SELECT ?claim ?basis WHERE { ?claim hpc:basis ?basis } }
           OPTIONAL { SELECT ?claim ?derived WHERE { ?claim a hpc:DerivedClaim BIND (true AS ?derived) } }
+          OPTIONAL { SELECT ?claim ?best WHERE { ?claim a hpc:BestClaim BIND (true AS ?best) } }
+          OPTIONAL { SELECT ?claim ?excluded WHERE { ?claim hpc:excludedFromTotals ?excluded } }
         }""",
+    "components": "SELECT ?component ?system ?role WHERE { ?component hpc:componentOf ?system ; hpc:role ?role }",
+    "duplicates": "SELECT ?system ?sameMachine WHERE { ?system hpc:duplicateOf ?sameMachine }",
     "claim_sources": "SELECT ?claim ?source WHERE { ?claim prov:hadPrimarySource ?source }",
     "derivations": "SELECT ?claim ?input WHERE { ?claim a hpc:DerivedClaim ; prov:wasDerivedFrom ?input }",
     "claim_rules": "SELECT ?claim ?rule WHERE { ?claim prov:wasGeneratedBy ?activity . ?activity hpc:rule ?rule }",
