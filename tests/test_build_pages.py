@@ -45,7 +45,7 @@ def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
     assert "preparing the website's figures" in progress and "website's figures prepared in" in progress
     generation = current_generation(project.graphs.parent / "store")
     disk = for_generation(pages_folder(project, project.graphs.parent / "store"), str(generation.resolve()), BASE,
-                          writable=False)
+                          writable=False, project=project)
     # Over an empty store a figure computed here would be empty: equal to the server's, it came from the build.
     from_build = Prepared(Views(Store(None), BASE), lambda: 0, project, disk)
     store = Store(generation, read_only=True)
@@ -64,6 +64,27 @@ def test_a_build_keeps_the_new_generations_figures_for_the_server(built):
     assert '"4704"' in body  # Seren + Kalos = 2,288 + 2,416 A100s
 
 
+def test_a_canned_query_edited_after_the_build_is_answered_anew(built):
+    """Seen on the full build: after components-by-parent.rq was corrected, its page kept showing the build's
+    kept answer (129 rows, HP's enterprise business as a parent) until the next build. The kept figures are
+    those of the canned queries they were computed with."""
+    project, _, _ = built
+    store_path = project.graphs.parent / "store"
+    generation = str(current_generation(store_path).resolve())
+    kept = for_generation(pages_folder(project, store_path), generation, BASE, writable=False, project=project)
+    assert kept is not None and kept.has(canned_answer_key("acme-total", "json"))
+    query = project.queries_dir / "acme-total.rq"
+    original = query.read_text(encoding="utf-8")
+    try:
+        query.write_text(original.replace("SELECT", "SELECT DISTINCT", 1), encoding="utf-8")
+        edited = for_generation(pages_folder(project, store_path), generation, BASE, writable=False, project=project)
+        assert edited is not None and not edited.has(canned_answer_key("acme-total", "json"))
+    finally:
+        query.write_text(original, encoding="utf-8")
+    again = for_generation(pages_folder(project, store_path), generation, BASE, writable=False, project=project)
+    assert again is not None and again.folder == kept.folder and again.has(canned_answer_key("acme-total", "json"))
+
+
 def test_a_servers_background_leaves_what_the_build_kept_on_disk(built):
     """The background of a server opening the build reads the kept figures into memory only where reading
     one back is slow (the indexes: a request reads the others when it needs them), and starts no query worker:
@@ -72,7 +93,7 @@ def test_a_servers_background_leaves_what_the_build_kept_on_disk(built):
     store = Store(current_generation(project.graphs.parent / "store"), read_only=True)
     try:
         disk = for_generation(pages_folder(project, project.graphs.parent / "store"), store.generation_id(), BASE,
-                              writable=False)
+                              writable=False, project=project)
         worker = BackgroundWorker(store.generation_path, timeout=30, max_results=10_000)  # type: ignore[arg-type]
         prepared = Prepared(Views(store, BASE), lambda: 0, project, disk, worker=worker)
         prepared.warm()

@@ -93,7 +93,7 @@ def test_the_home_pages_figures_are_kept_on_disk_for_their_generation_only(tmp_p
         # Another generation has a folder of its own; a writable store (SPARQL Update) keeps nothing on disk.
         other = GenerationCache(tmp_path, store.generation_id() + "-another-build")
         assert other.folder != cache.folder and other.read("front") is None
-        assert for_generation(tmp_path, store.generation_id(), BASE, writable=True) is None
+        assert for_generation(tmp_path, store.generation_id(), BASE, writable=True, project=session_project()) is None
         # After an update (revision 1) the figures are computed again, and not written over revision 0's.
         updated = Prepared(Views(store, BASE), lambda: 1, session_project(), cache).front()
         assert updated.top[0].name == first.top[0].name

@@ -3,12 +3,14 @@ a second server on the same build) reads them back instead of computing them aga
 otherwise, during which the first visitors wait.
 
 A folder is named by a digest of the generation's identity (GraphStore.generation_id: the generation folder's
-absolute path, or a server's URL#generation), the base IRI the pages link under, and the code's version (FORMAT),
-so a figure is never read for another build than the one it was computed from, nor by code that computes it
-differently. `hpckg build` writes a new generation's figures before it switches to it (hpckg.serve.prepare), so a
-server's first visitors find them here. Only read-only stores use it: a store that takes SPARQL Update changes
-without a new generation. Each file is JSON written to a temporary name and renamed into place (a reader sees a
-whole file or none); a file that cannot be read is computed again. Folders not used lately are removed (KEPT).
+absolute path, or a server's URL#generation), the base IRI the pages link under, the code's version (FORMAT) and
+the texts of the project's canned queries, so a figure is never read for another build than the one it was
+computed from, nor by code or a query that computes it differently (a canned query edited after the build is
+answered anew, not from the build's kept answer). `hpckg build` writes a new generation's figures before it
+switches to it (hpckg.serve.prepare), so a server's first visitors find them here. Only read-only stores use it:
+a store that takes SPARQL Update changes without a new generation. Each file is JSON written to a temporary name
+and renamed into place (a reader sees a whole file or none); a file that cannot be read is computed again.
+Folders not used lately are removed (KEPT).
 """
 
 from __future__ import annotations
@@ -102,12 +104,22 @@ def pages_folder(project: Project, store: Path | str) -> Path:
     return store.with_name(store.name + ".pages")
 
 
-def for_generation(cache_root: Path | None, generation_id: str, base_iri: str, *,
-                   writable: bool) -> GenerationCache | None:
-    """The disk cache of one generation as pages under `base_iri` show it (their links name it), or None where
-    figures must not outlive the process (a writable store, an in-memory one, or no cache folder)."""
+def queries_digest(project: Project) -> str:
+    """A digest of the project's canned queries (names and texts), which the kept answers, lists and charts
+    were computed with."""
+    hashed = hashlib.sha256()
+    for path in sorted(project.queries_dir.glob("*.rq")):
+        hashed.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return hashed.hexdigest()[:16]
+
+
+def for_generation(cache_root: Path | None, generation_id: str, base_iri: str, *, writable: bool,
+                   project: Project) -> GenerationCache | None:
+    """The disk cache of one generation as pages under `base_iri` show it (their links name it) with `project`'s
+    canned queries, or None where figures must not outlive the process (a writable store, an in-memory one, or
+    no cache folder)."""
     if cache_root is None or writable or generation_id == "memory":
         return None
-    cache = GenerationCache(cache_root, f"{generation_id} {base_iri}")
+    cache = GenerationCache(cache_root, f"{generation_id} {base_iri} {queries_digest(project)}")
     cache.touch_and_prune()
     return cache

@@ -441,7 +441,7 @@ def kept_search_index(store: GraphStore, project: Project, location: str | Path 
     from hpckg.serve.views import Views
 
     folder = None if location is None else pages_folder(project, location)
-    disk = for_generation(folder, store.generation_id(), BASE, writable=False)
+    disk = for_generation(folder, store.generation_id(), BASE, writable=False, project=project)
     return Prepared(Views(store, BASE), lambda: 0, project, disk).search_index()
 
 

@@ -32,7 +32,8 @@ def prepare_generation(project: Project, generation: Path, *, store_path: Path, 
     the store) would; the seconds each step took."""
     store = Store(generation, read_only=True)
     try:
-        disk = for_generation(pages_folder(project, store_path), store.generation_id(), base_iri, writable=False)
+        disk = for_generation(pages_folder(project, store_path), store.generation_id(), base_iri, writable=False,
+                              project=project)
         publication = Publication(publisher_settings(project.publisher),
                                   store_path.with_name(store_path.name + ".dumps"), releases)
         # As many query workers as cores: nothing else runs while a build prepares

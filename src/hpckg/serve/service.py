@@ -301,7 +301,7 @@ class Service:
         those a build made are read from disk (hpckg.serve.prepare)."""
         folder = diskcache.pages_folder(self.settings.project, self.settings.store_path)
         disk = diskcache.for_generation(folder, views.store.generation_id(), views.base_iri,
-                                        writable=self.settings.update_token is not None)
+                                        writable=self.settings.update_token is not None, project=self.settings.project)
         # Its figures are keyed by the updates applied to this generation (0 until one is: only then are they
         # kept on disk), not by the pool's generation, which counts the builds followed too: keyed by that, a
         # server that had followed a build neither read the build's figures nor kept its own.
