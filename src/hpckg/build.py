@@ -24,6 +24,7 @@ from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFaile
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
 from hpckg.project import Project, is_server_url
 from hpckg.querytext import unpaged
+from hpckg.rules import STREAMED_RULES
 from hpckg.store import AnyStore, RemoteStore, Store, parse_file, remote_store, replace_directory
 from hpckg.terms import PROV_ENDED_AT_TIME, PROV_WAS_ASSOCIATED_WITH, RDF_TYPE, XSD_DATE_TIME
 from hpckg.validate import ValidationReport, check_syntax
@@ -150,9 +151,13 @@ def materialise(store: AnyStore, rules_dir: Path, progress: Progress | None = No
         rule = path.stem
         started = time.perf_counter()
         # Streamed from the CONSTRUCT into the store, not listed first: rule 10 alone makes 2.9 M triples at
-        # 10x the real import, and two Python lists of them were a GB more at the build's peak.
-        added = store.load_quads(ox.Quad(t.subject, t.predicate, t.object, derived)
-                                 for t in store.query(path.read_text(encoding="utf-8")))
+        # 10x the real import, and two Python lists of them were a GB more at the build's peak. An embedded
+        # store runs the rules hpckg.rules streams as Python, entity by entity (their whole-graph queries
+        # set the build's peak memory), and adds a batch at a time (one transaction held all of a rule's).
+        streamed = STREAMED_RULES.get(rule) if isinstance(store, Store) else None
+        triples = streamed(store) if streamed else store.query(path.read_text(encoding="utf-8"))
+        quads = (ox.Quad(t.subject, t.predicate, t.object, derived) for t in triples)
+        added = store.load_quads_in_batches(quads) if isinstance(store, Store) else store.load_quads(quads)
         log.debug("rule %s: %d triples in %.2f s", rule, added, time.perf_counter() - started)
         activity = ox.NamedNode(entity("activity", f"derive-{rule}"))
         store.load_quads([

@@ -287,6 +287,28 @@ class Store:
         self._store.extend(counted())
         return added
 
+    def load_quads_in_batches(self, quads: Iterable[ox.Quad], *, batch: int = 20_000) -> int:
+        """Add quads a batch at a time, each batch its own transaction: for a build's staging store, which
+        nobody reads and which a failed build throws away, so the whole need not be atomic. One transaction
+        holds every quad it adds until it commits: rule 14's 851k triples took 1.5 GB more at 1x the real
+        import as one transaction than none (0.8 GB in batches of 50k)."""
+        added = 0
+        pending: list[ox.Quad] = []
+        for quad in quads:
+            pending.append(quad)
+            if len(pending) >= batch:
+                self._store.extend(pending)
+                added += len(pending)
+                pending = []
+        self._store.extend(pending)
+        return added + len(pending)
+
+    def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
+                          object: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> Iterator[ox.Quad]:
+        """The quads of every graph matching a pattern (None matches anything), read from the index that
+        fits it: with only the predicate given, grouped by object (Oxigraph's POSG index)."""
+        return self._store.quads_for_pattern(subject, predicate, object, None)
+
     def load(self, data: bytes | str, *, format: RdfFormatInfo, graph: str | None = None,
              path: str = "<input>", base_iri: str | None = None) -> int:
         return self.load_quads(parse_rdf(data, format=format, path=path, base_iri=base_iri), graph=graph)

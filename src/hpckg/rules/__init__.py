@@ -1,0 +1,25 @@
+"""Derivation rules an embedded store runs as Python over its indexes, entity by entity.
+
+Every rule is a CONSTRUCT in queries/rules/ (Project.rules_dir): its meaning, and what a build on a SPARQL
+server runs. As one query over the whole graph, Oxigraph holds hash tables of every claim's columns at once,
+and those set the build's peak memory (issue 38): rule 10 held 1.1 GB at 1x the real import and rule 14
+1.0 GB, each ten times that at 10x. The rules registered here give the same triples read one entity at a
+time (an entity's claims in one seek of the hpc:about index, each claim's own triples in one more), so
+memory holds one entity's claims whatever the size of the graph. tests/test_streamed_rules.py holds each to
+its CONSTRUCT, on hand-made edge cases and on real imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pyoxigraph as ox
+
+from hpckg.rules.entries import entry_triples
+from hpckg.rules.truthy import truthy_triples
+from hpckg.store import Store
+
+STREAMED_RULES: dict[str, Callable[[Store], Iterable[ox.Triple]]] = {
+    "10-truthy": truthy_triples,
+    "14-list-entries": entry_triples,
+}

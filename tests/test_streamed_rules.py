@@ -1,0 +1,185 @@
+"""The rules an embedded store's build streams (hpckg.rules: rule 10, truthy triples; rule 14, list entries)
+against the rules themselves (their CONSTRUCTs in queries/rules/, what a SPARQL server's build runs): the same
+triples, on hand-made edge cases and on a store built from real TOP500 and Epoch AI files.
+
+Each comparison reads one store both ways, so whatever the store holds (claims of later rules included),
+the two must agree triple for triple.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+import stores
+from hpckg.build import load_files, materialise
+from hpckg.formats import rdf_format
+from hpckg.namespaces import graph_for
+from hpckg.rules import STREAMED_RULES
+from hpckg.rules.truthy import date_key
+from hpckg.store import Store
+from test_rules import PREFIXES
+
+from conftest import session_project
+
+EDGE_CASES = """
+@prefix dcterms: <http://purl.org/dc/terms/> .
+@prefix ed:      <https://w3id.org/hpckg/id/dataset/> .
+ed:old dcterms:issued "2010-06-01"^^xsd:date .
+ed:new dcterms:issued "2021-11-15"^^xsd:date .
+ed:twice dcterms:issued "2012-06"^^xsd:gYearMonth , "2019-11-01"^^xsd:date .
+ed:undated a hpc:Dataset .
+sys:a a hpc:System .
+sys:b a hpc:System .
+# dated in every form the rule reads
+claim:a-rmax-year a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rmax ; hpc:value 1.0 ;
+    hpc:pointInTime "2019"^^xsd:gYear ; hpc:tier tier:verified .
+claim:a-rmax-month a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rmax ; hpc:value 2.0 ;
+    hpc:pointInTime "2019-06"^^xsd:gYearMonth ; hpc:tier tier:lead .
+claim:a-rmax-time a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rmax ; hpc:value 3.0 ;
+    hpc:pointInTime "2019-06-30T12:00:00Z"^^xsd:dateTime ; hpc:tier tier:lead .
+# a date that is not one: the rule's MAX over the system's Rmax claims is unbound, so neither is best
+claim:b-rmax-words a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:rmax ; hpc:value 4.0 ;
+    hpc:pointInTime "c. 2030" ; hpc:tier tier:verified .
+claim:b-rmax-dated a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:rmax ; hpc:value 5.0 ;
+    hpc:pointInTime "2019"^^xsd:gYear ; hpc:tier tier:verified .
+# the edition's date, an edition issued twice, an edition with no date, a tie of two equal claims
+claim:a-rank-old a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rank ; hpc:value 9 ;
+    hpc:edition ed:old ; hpc:tier tier:reported .
+claim:a-rank-new a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rank ; hpc:value 7 ;
+    hpc:edition ed:new ; hpc:tier tier:reported .
+claim:a-rank-new-again a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:rank ; hpc:value 8 ;
+    hpc:edition ed:new ; hpc:tier tier:reported .
+claim:b-rank-twice a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:rank ; hpc:value 5 ;
+    hpc:edition ed:twice ; hpc:tier tier:reported .
+claim:b-rank-undated a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:rank ; hpc:value 6 ;
+    hpc:edition ed:undated ; hpc:startTime "2015"^^xsd:gYear ; hpc:tier tier:verified .
+# preferred over current, current over ended, deprecated and machine-generated never
+claim:a-site-preferred a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:site ; hpc:value site:p ;
+    hpc:rank rank:preferred ; hpc:asOf "2001"^^xsd:gYear ; hpc:tier tier:lead .
+claim:a-site-ended a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:site ; hpc:value site:e ;
+    hpc:startTime "2020"^^xsd:gYear ; hpc:endTime "2022"^^xsd:gYear ; hpc:tier tier:verified .
+claim:b-site-ended a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:site ; hpc:value site:e ;
+    hpc:startTime "2020"^^xsd:gYear ; hpc:endTime "2022"^^xsd:gYear ; hpc:tier tier:verified .
+claim:b-site-current a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:site ; hpc:value site:c ;
+    hpc:startTime "2015"^^xsd:gYear ; hpc:tier tier:lead .
+claim:b-site-deprecated a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:site ; hpc:value site:d ;
+    hpc:rank rank:deprecated ; hpc:startTime "2024"^^xsd:gYear ; hpc:tier tier:verified .
+claim:b-site-generated a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:site ; hpc:value site:g ;
+    hpc:basis basis:machine-generated ; hpc:startTime "2025"^^xsd:gYear ; hpc:tier tier:lead .
+# multi-valued: every value of the best rank; operators: the later replaces the older
+claim:a-purpose-1 a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:purpose ; hpc:value "AI" ; hpc:tier tier:lead .
+claim:a-purpose-2 a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:purpose ; hpc:value "HPC" ;
+    hpc:asOf "2024"^^xsd:gYear ; hpc:tier tier:verified .
+claim:a-operator-old a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:operator ; hpc:value orgn:old ;
+    hpc:edition ed:old ; hpc:tier tier:reported .
+claim:a-operator-new a hpc:Claim ; hpc:about sys:a ; hpc:property hpc:operator ; hpc:value orgn:new ;
+    hpc:edition ed:new ; hpc:tier tier:reported .
+# one claim about two systems, with two values; a no-value claim; an untyped one; a tier with no rank
+claim:ab-memory a hpc:Claim ; hpc:about sys:a , sys:b ; hpc:property hpc:memoryTechnology ;
+    hpc:value "HBM3" , "HBM3e" ; hpc:tier tier:reported .
+claim:b-country-none a hpc:Claim , hpc:NoValueClaim ; hpc:about sys:b ; hpc:property hpc:country ;
+    hpc:tier tier:reported .
+claim:b-country-untyped hpc:about sys:b ; hpc:property hpc:country ; hpc:value country:US ; hpc:tier tier:verified .
+claim:b-cores-unranked a hpc:Claim ; hpc:about sys:b ; hpc:property hpc:cores ; hpc:value 10 ;
+    hpc:tier tier:unknown .
+"""
+
+
+ENTRY_CASES = """
+@prefix ds: <https://w3id.org/hpckg/id/dataset/> .
+# a component of two systems, one of them not typed hpc:System (it gets its component's values only),
+# with two roles; a claim naming two editions with two values; a claim ranked deprecated and normal
+cmp:shared hpc:componentOf sys:typed , sys:untyped ; hpc:role role:accelerator , role:cpu .
+sys:typed a hpc:System .
+claim:shared-model a hpc:Claim ; hpc:about cmp:shared ; hpc:property hpc:partModel ;
+    hpc:value <https://w3id.org/hpckg/id/part/x> ; hpc:edition ds:e-1 ; hpc:tier tier:reported .
+claim:untyped-rmax a hpc:Claim ; hpc:about sys:untyped ; hpc:property hpc:rmax ; hpc:value 3.0 ;
+    hpc:edition ds:e-1 ; hpc:tier tier:reported .
+claim:typed-rmax a hpc:Claim ; hpc:about sys:typed ; hpc:property hpc:rmax ; hpc:value 1.0 , 2.0 ;
+    hpc:edition ds:e-1 , ds:e-2 ; hpc:tier tier:reported .
+claim:typed-rank a hpc:Claim ; hpc:about sys:typed ; hpc:property hpc:listRank ; hpc:value 4 ;
+    hpc:rank rank:deprecated , rank:normal ; hpc:edition ds:e-1 ; hpc:tier tier:reported .
+claim:typed-name a hpc:Claim ; hpc:about sys:typed ; hpc:property hpc:name ; hpc:value "T" ;
+    hpc:edition <urn:not-a-dataset> ; hpc:tier tier:reported .
+"""
+
+
+def store_of(turtle: str = "", *files: Path) -> Store:
+    """An in-memory store of the ontology, `files` and `turtle`, each in its named graph, as a build loads them."""
+    project = session_project()
+    store = Store(None)
+    load_files(store, [*sorted(project.ontology_dir.glob("*.ttl")), *files], project)
+    if turtle:
+        store.load(PREFIXES + turtle, format=rdf_format("turtle"), graph=graph_for("tests/edge.ttl"))
+    return store
+
+
+def both_ways(store: Store, rule: str) -> tuple[set[ox.Triple], list[ox.Triple]]:
+    text = (session_project().rules_dir / f"{rule}.rq").read_text(encoding="utf-8")
+    return set(store.query(text)), list(STREAMED_RULES[rule](store))
+
+
+def test_an_embedded_store_streams_rules_10_and_14_and_every_streamed_rule_is_a_rule():
+    assert set(STREAMED_RULES) == {"10-truthy", "14-list-entries"}
+    assert {path.stem for path in session_project().rules_dir.glob("*.rq")} >= set(STREAMED_RULES)
+
+
+def test_rule_10_streamed_gives_the_rules_triples_on_every_edge_case():
+    rule, streamed = both_ways(store_of(EDGE_CASES), "10-truthy")
+    assert set(streamed) == rule  # ab-memory, best for two systems, is typed BestClaim once per system
+    best = {t.subject.value.rsplit("/", 1)[-1] for t in rule if t.object.value.endswith("#BestClaim")}
+    # the cases decide what they say they decide, so the comparison above is not of two empty answers
+    assert best == {"a-rmax-time", "a-rank-new", "a-rank-new-again", "b-rank-twice", "a-site-preferred",
+                    "b-site-current", "a-purpose-1", "a-purpose-2", "a-operator-new", "ab-memory",
+                    "b-country-none"}
+
+
+def test_rule_14_streamed_gives_the_rules_triples_on_every_edge_case():
+    fixture = Path(__file__).parent / "fixtures" / "entries" / "two-editions.ttl"
+    rule, streamed = both_ways(store_of(ENTRY_CASES, fixture), "14-list-entries")
+    assert len(streamed) == len(set(streamed)), "each triple once"
+    assert set(streamed) == rule
+    entries = {t.subject.value.rsplit("/", 1)[-1] for t in rule}
+    assert entries == {"le-2020-06-le-one", "le-2020-11-le-one", "e-1-typed", "e-2-typed", "e-1-untyped",
+                       "-typed"}, "the last from an edition that is not a dataset IRI, as the rule's STRAFTER"
+    values = {(t.subject.value.rsplit("/", 1)[-1], t.predicate.value.rsplit("#", 1)[-1]) for t in rule}
+    assert ("e-1-untyped", "entryAccelerator") in values and ("e-1-untyped", "entryRmax") not in values
+    assert ("e-1-typed", "entryRank") in values, "deprecated and normal: the normal row is kept"
+
+
+@pytest.mark.parametrize("rule", sorted(STREAMED_RULES))
+def test_streamed_rules_give_the_rules_triples_on_real_imports(rule):
+    rule_triples, streamed = both_ways(Store(stores.website().store, read_only=True), rule)
+    assert len(streamed) == len(set(streamed)) > 30_000
+    assert set(streamed) == rule_triples
+
+
+def test_a_graph_built_with_the_streamed_rules_equals_one_built_with_the_queries(monkeypatch):
+    def built() -> set[ox.Quad]:
+        store = store_of(EDGE_CASES + ENTRY_CASES)
+        materialise(store, session_project().rules_dir)
+        return {q for q in store.quads() if "activity/derive-" not in q.subject.value}
+
+    streamed = built()
+    monkeypatch.setattr("hpckg.build.STREAMED_RULES", {})
+    assert built() == streamed
+
+
+@pytest.mark.parametrize(("date", "key"), [
+    ("", 0), ("201", 0), ("2019", 20190000), ("2019-06", 20190600), ("2019-06-30", 20190630),
+    ("2019-06-30T12:00:00Z", 20190630), ("c. 2030", None), ("2019-0x", None), ("1_00", None), (" 201", None),
+])
+def test_date_keys_are_the_rules(date, key):
+    assert date_key(date) == key
+
+
+@pytest.mark.parametrize("batch", [1, 3, 7, 100])
+def test_a_rules_triples_added_a_batch_at_a_time_are_all_added_once(batch):
+    store = Store(None)
+    graph = ox.NamedNode("urn:derived")
+    quads = [ox.Quad(ox.NamedNode(f"urn:s{n % 5}"), ox.NamedNode("urn:p"), ox.Literal(n), graph) for n in range(7)]
+    assert store.load_quads_in_batches(iter(quads + quads[:2]), batch=batch) == 9
+    assert set(store.quads()) == set(quads) and store.triple_count() == 7
