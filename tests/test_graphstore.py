@@ -24,9 +24,10 @@ from conftest import session_project
 MEMBERS = {"location", "generation_id", "query", "update", "load_quads", "load", "named_graphs", "drop_graph",
            "quads", "dump", "triple_count", "flush", "close"}
 # What one kind alone offers; callers reach these after isinstance() or by taking that kind.
-# optimize: RocksDB compaction, a server keeps its own; load_quads_in_batches and quads_for_pattern: a build's
+# optimize: RocksDB compaction, a server keeps its own; load_quads_in_batches, quads_for_pattern, query_bound: a build's
 # staging store and the rules streamed over its indexes (hpckg.rules), which a server's build runs as queries
-STORE_ONLY = {"reading", "bulk_load", "copy_from", "optimize", "load_quads_in_batches", "quads_for_pattern"}
+STORE_ONLY = {"reading", "bulk_load", "copy_from", "optimize", "load_quads_in_batches", "quads_for_pattern",
+              "query_bound"}
 REMOTE_ONLY = {"generation", "live_graphs", "default_graph", "follow", "request_text", "call", "server_graphs",
                "clear"}
 UNREACHABLE = "http://127.0.0.1:1/sparql"  # nothing listens on port 1

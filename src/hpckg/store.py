@@ -303,6 +303,14 @@ class Store:
         self._store.extend(pending)
         return added + len(pending)
 
+    def query_bound(self, sparql: str, bindings: dict[str, ox.NamedNode | ox.BlankNode | ox.Literal]
+                    ) -> QueryResult:
+        """Run a SELECT (no prefixes prepended, the union of the graphs as its default graph) with variables
+        bound to terms (SEP-0007 substitution, as pyoxigraph offers it: each must be in the projection): the
+        same text for every term, parsed by Oxigraph each time, with no term written into it."""
+        return self._store.query(sparql, use_default_graph_as_union=True,
+                                 substitutions={ox.Variable(name): term for name, term in bindings.items()})
+
     def quads_for_pattern(self, subject: ox.NamedNode | ox.BlankNode | None, predicate: ox.NamedNode | None,
                           object: ox.NamedNode | ox.BlankNode | ox.Literal | None) -> Iterator[ox.Quad]:
         """The quads of every graph matching a pattern (None matches anything), read from the index that

