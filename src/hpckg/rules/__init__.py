@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 
 import pyoxigraph as ox
 
+from hpckg.rules.disagreements import disagreement_triples
 from hpckg.rules.entries import entry_triples
 from hpckg.rules.truthy import truthy_triples
 from hpckg.store import Store
@@ -22,4 +23,5 @@ from hpckg.store import Store
 STREAMED_RULES: dict[str, Callable[[Store], Iterable[ox.Triple]]] = {
     "10-truthy": truthy_triples,
     "14-list-entries": entry_triples,
+    "45-disagreements": disagreement_triples,
 }

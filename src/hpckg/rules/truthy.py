@@ -93,8 +93,7 @@ def claim_scores(store: Store, fields: dict[str, set], tier_ranks: dict, multi: 
     bases = optional(fields, "basis")
     if all(rank == DEPRECATED for rank in ranks) or all(basis == MACHINE_GENERATED for basis in bases):
         return  # every row filtered out
-    editions = [(edition, when) for edition in fields.get("edition", ())
-                for when in issued_of(store, edition, issued)] or [(None, None)]
+    editions = editions_issued(store, fields, issued)
     dates = (optional(fields, "pointInTime"), optional(fields, "startTime"), optional(fields, "asOf"))
     ends = optional(fields, "endTime")
     for property, tier_rank, rank, basis, end, point, start, as_of, (_, when) in itertools.product(
@@ -117,6 +116,14 @@ def claim_scores(store: Store, fields: dict[str, set], tier_ranks: dict, multi: 
 
 def optional(fields: dict[str, set], name: str) -> list:
     return list(fields.get(name, ())) or [None]
+
+
+def editions_issued(store: Store, fields: dict[str, set], issued: dict) -> list[tuple]:
+    """(edition, its dcterms:issued) for each of a claim's editions and each of its dates, as the rules'
+    OPTIONAL { ?claim hpc:edition ?edition . ?edition dcterms:issued ?issued } gives them: [(None, None)]
+    where no edition has a date."""
+    return [(edition, when) for edition in fields.get("edition", ())
+            for when in issued_of(store, edition, issued)] or [(None, None)]
 
 
 def issued_of(store: Store, edition, issued: dict) -> list[str]:
