@@ -17,22 +17,24 @@ TYPE = ox.NamedNode(RDF_TYPE)
 
 
 @cache
-def claims_text(predicates: tuple[str, ...]) -> str:
+def claims_text(link: str, predicates: tuple[str, ...]) -> str:
     # One query per entity: Oxigraph finds the entity's claims in one seek and each claim's triples in one
     # more, and decodes only the triples the FILTER keeps (41 us a claim on the full build's store, against
     # 63 us for the same reads through quads_for_pattern, which decodes every triple of the claim).
     listed = ", ".join(f"<{predicate}>" for predicate in predicates)
-    return (f"SELECT ?entity ?claim ?predicate ?object WHERE {{ ?claim <{ABOUT.value}> ?entity ; "
+    return (f"SELECT ?entity ?claim ?predicate ?object WHERE {{ ?claim <{link}> ?entity ; "
             f"?predicate ?object FILTER (?predicate IN ({listed})) }}")
 
 
-def claims_of(store: Store, entity, names: dict[str, str]) -> dict[object, dict[str, set]]:
-    """Every claim about an entity, in every graph (a contribution may rank a claim another file made): per
-    claim, the values of the predicates `names` maps (IRI -> field name), and its types under "type"."""
+def claims_of(store: Store, entity, names: dict[str, str], *, link: ox.NamedNode = ABOUT
+              ) -> dict[object, dict[str, set]]:
+    """Every claim about an entity (with `link` hpc:value, every claim naming it as its value), in every graph
+    (a contribution may rank a claim another file made): per claim, the values of the predicates `names` maps
+    (IRI -> field name), and its types under "type"."""
     predicates = (TYPE.value, *names)
     fields = {TYPE.value: "type", **names}
     claims: dict[object, dict[str, set]] = {}
-    for _, claim, predicate, value in store.query_bound(claims_text(predicates), {"entity": entity}):
+    for _, claim, predicate, value in store.query_bound(claims_text(link.value, predicates), {"entity": entity}):
         claims.setdefault(claim, {}).setdefault(fields[predicate.value], set()).add(value)
     return claims
 

@@ -1,0 +1,93 @@
+"""Rule 05 streamed (queries/rules/05-site-operator.rq): a derived hpc:operator claim on a system for each
+claim that it is at a site and each claim of that site's operator, one site at a time; a system with an
+operator claim of its own outside a list edition gets none."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import pyoxigraph as ox
+
+from hpckg.namespaces import ID, PREFIXES, hpc
+from hpckg.rules.reading import TYPE, claims_of, distinct
+from hpckg.rules.truthy import TIER_RANK, number, optional
+from hpckg.store import Store
+from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, RDFS_LABEL, SKOS_NOTE
+
+SITE = ox.NamedNode(hpc("Site"))
+OPERATOR = ox.NamedNode(hpc("operator"))
+SITE_PROPERTY = ox.NamedNode(hpc("site"))
+VALUE = ox.NamedNode(hpc("value"))
+ACTIVITY = ox.NamedNode(ID + "activity/derive-05-site-operator")
+NORMAL = ox.NamedNode(PREFIXES["rank"] + "normal")
+DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
+MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
+DERIVED = ox.NamedNode(PREFIXES["basis"] + "derived")
+FIELDS = {hpc(name): name for name in ("property", "about", "value", "tier", "rank", "basis", "edition")}
+# Systems with an operator claim of their own outside a list edition (stated, or some-value): one read of the
+# operator claims, few beside the site claims (bound per system, Oxigraph started from every operator claim).
+STATED_TEXT = """SELECT DISTINCT ?system WHERE {
+  ?stated hpc:property hpc:operator ; hpc:about ?system FILTER NOT EXISTS { ?stated hpc:edition ?edition } }"""
+NOTE = ("The system is at {site}, and that site is run by this organisation: the operator is derived from "
+        "the site.")
+
+
+def site_operator_triples(store: Store) -> Iterator[ox.Triple]:
+    """The triples rule 05 constructs, site by site (each site's triples once)."""
+    tier_ranks = {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+    stated = {row["system"] for row in store.query(STATED_TEXT)}
+    for site in distinct(store, TYPE, SITE):
+        operators = [(claim, fields) for claim, fields in claims_of(store, site, FIELDS).items()
+                     if OPERATOR in fields.get("property", ())]
+        if not operators:
+            continue
+        at_site = [(claim, fields) for claim, fields in claims_of(store, site, FIELDS, link=VALUE).items()
+                   if SITE_PROPERTY in fields.get("property", ())]
+        labels = [q.object.value for q in store.quads_for_pattern(site, ox.NamedNode(RDFS_LABEL), None)]
+        notes = [ox.Literal(NOTE.format(site=label)) for label in labels] or [ox.Literal(NOTE.format(site=site.value))]
+        written: set[ox.Triple] = set()
+        for (site_claim, site_fields), (operator_claim, operator_fields) in itertools.product(at_site, operators):
+            for triple in derived_claims(site_claim, site_fields, operator_claim, operator_fields, tier_ranks, notes,
+                                         stated):
+                if triple not in written:
+                    written.add(triple)
+                    yield triple
+
+
+def derived_claims(site_claim, site_fields: dict, operator_claim, operator_fields: dict, tier_ranks: dict,
+                   notes: list, stated: set) -> Iterator[ox.Triple]:
+    if not (live(site_fields) and live(operator_fields)):
+        return
+    site_tiers = [(t, tier_ranks[t]) for t in site_fields.get("tier", ()) if t in tier_ranks]
+    operator_tiers = [(t, tier_ranks[t]) for t in operator_fields.get("tier", ()) if t in tier_ranks]
+    for system, organisation, (site_tier, site_rank), (operator_tier, operator_rank) in itertools.product(
+            site_fields.get("about", ()), operator_fields.get("value", ()), site_tiers, operator_tiers):
+        if system in stated:
+            continue
+        yield ox.Triple(ACTIVITY, ox.NamedNode(PROV_USED), site_claim)
+        yield ox.Triple(ACTIVITY, ox.NamedNode(PROV_USED), operator_claim)
+        if isinstance(site_claim, ox.BlankNode) or isinstance(system, ox.Literal):
+            continue  # the rule's STR() fails, or a literal cannot be a subject: no derived claim
+        derived = ox.NamedNode(site_claim.value + "-operator-derived")
+        tier = site_tier if site_rank <= operator_rank else operator_tier
+        yield from (ox.Triple(derived, TYPE, ox.NamedNode(hpc("Claim"))),
+                    ox.Triple(derived, TYPE, ox.NamedNode(hpc("DerivedClaim"))),
+                    ox.Triple(derived, ox.NamedNode(hpc("about")), system),
+                    ox.Triple(derived, ox.NamedNode(hpc("property")), OPERATOR),
+                    ox.Triple(derived, VALUE, organisation),
+                    ox.Triple(derived, ox.NamedNode(hpc("tier")), tier),
+                    ox.Triple(derived, ox.NamedNode(hpc("basis")), DERIVED),
+                    ox.Triple(derived, ox.NamedNode(hpc("rank")), NORMAL),
+                    ox.Triple(derived, ox.NamedNode(PROV_WAS_DERIVED_FROM), site_claim),
+                    ox.Triple(derived, ox.NamedNode(PROV_WAS_DERIVED_FROM), operator_claim),
+                    ox.Triple(derived, ox.NamedNode(PROV_WAS_GENERATED_BY), ACTIVITY))
+        yield from (ox.Triple(derived, ox.NamedNode(hpc("edition")), e) for e in site_fields.get("edition", ()))
+        yield from (ox.Triple(derived, ox.NamedNode(SKOS_NOTE), note) for note in notes)
+
+
+def live(fields: dict) -> bool:
+    """Some row of the claim's rank and basis passes the rule's FILTER: not deprecated, not machine-generated."""
+    return (any((rank or NORMAL) != DEPRECATED for rank in optional(fields, "rank"))
+            and any(basis != MACHINE_GENERATED for basis in optional(fields, "basis")))
+
