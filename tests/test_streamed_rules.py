@@ -180,6 +180,26 @@ claim:s7-mentions-lab a hpc:Claim ; hpc:about sys:s7 ; hpc:property hpc:name ; h
 """
 
 
+SOURCING_CASES = """
+@prefix sourcekind: <https://w3id.org/hpckg/vocab/source-kind/> .
+src:list hpc:sourceKind sourcekind:aggregator .
+src:paper hpc:sourceKind sourcekind:paper .
+sys:counted a hpc:System .
+sys:bare a hpc:System .
+cmp:counted-gpu hpc:componentOf sys:counted .
+cmp:loose-gpu hpc:componentOf sys:untyped .
+claim:c-1 a hpc:Claim ; hpc:about sys:counted ; hpc:tier tier:verified ; prov:hadPrimarySource src:paper .
+claim:c-2 a hpc:Claim ; hpc:about sys:counted ; hpc:tier tier:reported ; prov:hadPrimarySource src:list .
+claim:c-3 a hpc:Claim ; hpc:about cmp:counted-gpu ; hpc:tier tier:verified ;
+    prov:hadPrimarySource src:list , src:unknown .
+claim:c-4 a hpc:Claim ; hpc:about cmp:counted-gpu , sys:counted ; hpc:tier tier:lead ;
+    hpc:basis basis:machine-generated ; prov:hadPrimarySource src:paper .
+claim:c-5 a hpc:Claim , hpc:DerivedClaim ; hpc:about sys:counted ; hpc:tier tier:verified .
+claim:c-6 hpc:about sys:counted ; hpc:tier tier:verified .
+claim:c-7 a hpc:Claim ; hpc:about cmp:loose-gpu ; hpc:tier tier:verified .
+"""
+
+
 def store_of(turtle: str = "", *files: Path) -> Store:
     """An in-memory store of the ontology, `files` and `turtle`, each in its named graph, as a build loads them."""
     project = session_project()
@@ -196,7 +216,8 @@ def both_ways(store: Store, rule: str) -> tuple[set[ox.Triple], list[ox.Triple]]
 
 
 def test_an_embedded_store_streams_rules_10_and_14_and_every_streamed_rule_is_a_rule():
-    assert set(STREAMED_RULES) == {"05-site-operator", "10-truthy", "14-list-entries", "45-disagreements"}
+    assert set(STREAMED_RULES) == {"05-site-operator", "10-truthy", "14-list-entries", "40-system-sourcing",
+                                   "45-disagreements"}
     assert {path.stem for path in session_project().rules_dir.glob("*.rq")} >= set(STREAMED_RULES)
 
 
@@ -233,6 +254,19 @@ def test_rule_05_streamed_gives_the_rules_triples_on_every_edge_case():
                        ("s3-at-bare-operator-derived", "one"), ("s6-at-bare-operator-derived", "one")}
 
 
+def test_rule_40_streamed_gives_the_rules_triples_on_every_edge_case():
+    rule, streamed = both_ways(store_of(SOURCING_CASES), "40-system-sourcing")
+    assert len(streamed) == len(set(streamed)), "each triple once"
+    assert set(streamed) == rule
+    counts = {(t.subject.value.rsplit("/", 1)[-1], t.predicate.value.rsplit("#", 1)[-1]): int(t.object.value)
+              for t in rule}
+    # c-1..c-4 (c-4 once, about two entities; c-5 derived, c-6 untyped): 2 verified; independent: c-1 (a
+    # paper) and c-3 (a source of unknown kind beside the aggregator), not c-4 (machine-generated)
+    assert counts == {("counted", "claimCount"): 4, ("counted", "verifiedClaimCount"): 2,
+                      ("counted", "independentClaimCount"): 2, ("bare", "claimCount"): 0,
+                      ("bare", "verifiedClaimCount"): 0, ("bare", "independentClaimCount"): 0}
+
+
 def test_rule_45_streamed_gives_the_rules_triples_on_every_edge_case():
     rule, streamed = both_ways(store_of(DISAGREEMENT_CASES), "45-disagreements")
     assert len(streamed) == len(set(streamed)), "each triple once"
@@ -259,12 +293,13 @@ def test_streamed_rules_give_the_rules_triples_on_real_imports(rule):
     assert len(streamed) == len(set(streamed))
     assert set(streamed) == rule_triples
     # what the two editions and Epoch AI's files make (the full import has no disagreement)
-    assert len(rule_triples) > {"05-site-operator": 5_000, "45-disagreements": -1}.get(rule, 30_000)
+    assert len(rule_triples) > {"05-site-operator": 5_000, "40-system-sourcing": 3_000,
+                                "45-disagreements": -1}.get(rule, 30_000)
 
 
 def test_a_graph_built_with_the_streamed_rules_equals_one_built_with_the_queries(monkeypatch):
     def built() -> set[ox.Quad]:
-        store = store_of(EDGE_CASES + ENTRY_CASES + DISAGREEMENT_CASES + OPERATOR_CASES)
+        store = store_of(EDGE_CASES + ENTRY_CASES + DISAGREEMENT_CASES + OPERATOR_CASES + SOURCING_CASES)
         materialise(store, session_project().rules_dir)
         return {q for q in store.quads() if "activity/derive-" not in q.subject.value}
 
