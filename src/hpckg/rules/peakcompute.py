@@ -1,0 +1,157 @@
+"""Rule 27 streamed (queries/rules/27-cluster-peak-compute.rq): a system's peak compute, the sum over its
+accelerator rows of quantity × the part's peak dense 16-bit tensor TFLOP/s, only where every accelerator row
+with a best quantity has a best part model with a best peak; one system at a time. The rule's rows, sums,
+tiers and dates as SPARQL makes them (a claim with two dates makes two rows, dates compare as text)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+
+import pyoxigraph as ox
+
+from hpckg.namespaces import ID, PREFIXES, hpc
+from hpckg.rules.reading import TYPE, claims_of, distinct
+from hpckg.rules.truthy import BEST_CLAIM, CLAIM, TIER_RANK, number, optional
+from hpckg.store import Store
+from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, SKOS_NOTE
+
+XSD = PREFIXES["xsd"]
+COMPONENT_OF = ox.NamedNode(hpc("componentOf"))
+ROLE = ox.NamedNode(hpc("role"))
+ACCELERATOR = ox.NamedNode(PREFIXES["role"] + "accelerator")
+QUANTITY, PART_MODEL, PEAK = (ox.NamedNode(hpc(name)) for name in ("quantity", "partModel", "peakTflopsTensor16"))
+PEAK_COMPUTE = ox.NamedNode(hpc("peakComputeTflopsTensor16"))
+SLUG = ox.NamedNode(hpc("slug"))
+IN_SCHEME = ox.NamedNode(PREFIXES["skos"] + "inScheme")
+TIER_SCHEME = ox.NamedNode(hpc("TierScheme"))
+ACTIVITY = ox.NamedNode(ID + "activity/derive-27-cluster-peak-compute")
+FIELDS = {hpc(name): name for name in ("property", "value", "tier", "pointInTime", "startTime", "asOf")}
+NOTE = ox.Literal("Sum over the accelerator rows of quantity × the part's peak dense 16-bit tensor TFLOP/s.",
+                  language="en")
+NUMERIC = {XSD + name for name in ("integer", "decimal", "float", "double", "int", "long", "short", "byte",
+                                   "nonNegativeInteger", "positiveInteger", "nonPositiveInteger",
+                                   "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort",
+                                   "unsignedByte")}
+
+
+def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
+    """The triples rule 27 constructs, system by system (each system's triples once)."""
+    tier_ranks = {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+    scheme_tiers = {quad.subject for quad in store.quads_for_pattern(None, IN_SCHEME, TIER_SCHEME)}
+    today = dt.datetime.now(dt.UTC).date().isoformat()  # the rule's SUBSTR(STR(NOW()), 1, 10)
+    peaks: dict = {}  # part -> its best peak claims, each part read once
+    for system in distinct(store, COMPONENT_OF):
+        components = [q.subject for q in store.quads_for_pattern(None, COMPONENT_OF, system)
+                      if any(True for _ in store.quads_for_pattern(q.subject, ROLE, ACCELERATOR))]
+        if not components:
+            continue
+        written: set[ox.Triple] = set()
+        for triple in system_triples(store, system, list(dict.fromkeys(components)), tier_ranks, scheme_tiers,
+                                     today, peaks):
+            if triple not in written:
+                written.add(triple)
+                yield triple
+
+
+def best_claims(store: Store, entity, property: ox.NamedNode) -> list[tuple[object, dict]]:
+    return [(claim, fields) for claim, fields in claims_of(store, entity, FIELDS).items()
+            if BEST_CLAIM in fields.get("type", ()) and property in fields.get("property", ())]
+
+
+def system_triples(store: Store, system, components: list, tier_ranks: dict, scheme_tiers: set, today: str,
+                   peaks: dict) -> Iterator[ox.Triple]:
+    rows = 0  # accelerator rows with a best quantity (the rule's second subquery counts rows, not components)
+    covered = 0
+    products: list[Decimal | float | None] = []
+    ranks: list = []
+    dates: list[str] = []
+    inputs: list = []
+    for component in components:
+        claims = claims_of(store, component, FIELDS)
+        quantities = [(c, f) for c, f in claims.items() if BEST_CLAIM in f.get("type", ())
+                      and QUANTITY in f.get("property", ())]
+        models = [(c, f) for c, f in claims.items() if BEST_CLAIM in f.get("type", ())
+                  and PART_MODEL in f.get("property", ())]
+        rows += sum(len(f.get("value", ())) for _, f in quantities)
+        for (quantity_claim, q), (part_claim, p) in itertools.product(quantities, models):
+            for part in p.get("value", ()):
+                if part not in peaks:
+                    peaks[part] = best_claims(store, part, PEAK)
+                for peak_claim, k in peaks[part]:
+                    inputs += [quantity_claim, part_claim, peak_claim] if q.get("value") and k.get("value") else []
+                    for quantity, peak, q_tier, p_tier, k_tier, *when in itertools.product(
+                            q.get("value", ()), k.get("value", ()), q.get("tier", ()), p.get("tier", ()),
+                            k.get("tier", ()), *(optional(q, n) for n in ("pointInTime", "startTime", "asOf")),
+                            *(optional(k, n) for n in ("pointInTime", "startTime", "asOf"))):
+                        if not all(t in tier_ranks for t in (q_tier, p_tier, k_tier)):
+                            continue
+                        covered += 1
+                        products.append(product(quantity, peak))
+                        ranks.append(min(tier_ranks[q_tier], tier_ranks[p_tier], tier_ranks[k_tier]))
+                        texts = ["" if t is None else t.value for t in when]
+                        dates.append(max(max(texts[:3]), max(texts[3:])))
+    if not covered or covered != rows:
+        return
+    total = None if any(p is None for p in products) else sum_of(products)
+    weakest = min(ranks)
+    tiers = [tier for tier in scheme_tiers if tier_ranks.get(tier) == weakest]
+    latest = max(dates)
+    as_of = typed_date(latest or today)
+    slugs = [q.object.value for q in store.quads_for_pattern(system, SLUG, None)] or [system.value.rsplit("/", 1)[-1]]
+    for slug, tier in itertools.product(slugs, tiers):
+        try:
+            iri = ox.NamedNode(f"{ID}claim/{slug}-peak-compute-derived")
+        except ValueError:  # the rule's IRI() fails: only what does not name the claim is made
+            yield from ([ox.Triple(system, PEAK_COMPUTE, total)] if total is not None else [])
+            yield from (ox.Triple(ACTIVITY, ox.NamedNode(PROV_USED), claim) for claim in inputs)
+            continue
+        yield from (ox.Triple(iri, TYPE, CLAIM), ox.Triple(iri, TYPE, ox.NamedNode(hpc("DerivedClaim"))),
+                    ox.Triple(iri, TYPE, BEST_CLAIM), ox.Triple(iri, ox.NamedNode(hpc("about")), system),
+                    ox.Triple(iri, ox.NamedNode(hpc("property")), PEAK_COMPUTE),
+                    ox.Triple(iri, ox.NamedNode(hpc("tier")), tier),
+                    ox.Triple(iri, ox.NamedNode(hpc("basis")), ox.NamedNode(PREFIXES["basis"] + "derived")),
+                    ox.Triple(iri, ox.NamedNode(hpc("rank")), ox.NamedNode(PREFIXES["rank"] + "preferred")),
+                    ox.Triple(iri, ox.NamedNode(PROV_WAS_GENERATED_BY), ACTIVITY),
+                    ox.Triple(iri, ox.NamedNode(SKOS_NOTE), NOTE))
+        if as_of is not None:
+            yield ox.Triple(iri, ox.NamedNode(hpc("asOf")), as_of)
+        if total is not None:
+            yield ox.Triple(iri, ox.NamedNode(hpc("value")), total)
+            yield ox.Triple(system, PEAK_COMPUTE, total)
+        for claim in inputs:
+            yield ox.Triple(iri, ox.NamedNode(PROV_WAS_DERIVED_FROM), claim)
+            yield ox.Triple(ACTIVITY, ox.NamedNode(PROV_USED), claim)
+
+
+def decimal_of(term) -> Decimal | None:
+    """xsd:decimal(term) for a numeric literal (None where the cast fails)."""
+    if not isinstance(term, ox.Literal) or term.datatype.value not in NUMERIC:
+        return None
+    try:
+        value = Decimal(term.value)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def product(quantity, peak) -> Decimal | None:
+    q, k = decimal_of(quantity), decimal_of(peak)
+    return None if q is None or k is None else q * k
+
+
+def sum_of(products: list) -> ox.Literal:
+    total = sum(products, Decimal(0))
+    text = format(total.normalize(), "f") if total else "0"
+    return ox.Literal(text, datatype=ox.NamedNode(XSD + "decimal"))
+
+
+def typed_date(text: str) -> ox.Literal | None:
+    """The rule's asOf: a year, a year and month, else the date of the first ten characters."""
+    kind = {4: "gYear", 7: "gYearMonth"}.get(len(text), "date")
+    try:
+        return ox.Literal(text if kind != "date" else text[:10], datatype=ox.NamedNode(XSD + kind))
+    except ValueError:
+        return None
