@@ -409,6 +409,7 @@ def hundred(results: dict) -> list[str]:
     seconds_per_triple = b["seconds"] / triples
     usable = FREE_DISK - DISK_MARGIN
     fits = usable / (store_per_triple + files_per_quad * per_copy_quads / triples_per_copy) / triples_per_copy
+    memory_fits = MEMORY / rss_per_triple / triples_per_copy
     return ["### 100×: what breaks first", "",
             f"From the {scale}× build ({where} staging): {store_per_triple:.0f} bytes of store per triple, "
             f"{files_per_quad:.0f} bytes of generated N-Quads per quad, peak RSS {rss_per_triple:.0f} bytes per "
@@ -419,21 +420,24 @@ def hundred(results: dict) -> list[str]:
             f"build keeps), against {gb(FREE_DISK)} free on this disk. With {gb(DISK_MARGIN)} "
             f"kept free, input files and one generation fit on the disk up to about {fits:.0f}× "
             f"({fits * triples_per_copy / 1e6:,.0f} M triples).",
-            (f"- Memory breaks before the disk: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}× "
+            (f"- Memory breaks {'before' if memory_fits < fits else 'after'} the disk: the on-disk staging's peak "
+             f"RSS is {mb(b['peak_rss'])} at {scale}× "
              f"({rss_per_triple:.0f} bytes per triple), so 24 GiB holds about "
              f"{MEMORY / rss_per_triple / triples_per_copy:.0f}× ({MEMORY / rss_per_triple / 1e6:,.0f} M "
              f"triples) and 100× would need about {rss_per_triple * at100['triples'] / 1e9:,.0f} GB: "
              + (f"the peak is set in the {peak_phase(b)} phase, whose whole-store queries hold hash tables and "
                 "aggregates over every claim. " if peak_phase(b) else
                 "which phase sets the peak was not sampled in this build. ")
-             + "The disk staging's memory, not the disk, is what breaks first. "
+             + ("The disk staging's memory, not the disk, is what breaks first. " if memory_fits < fits else
+                f"The disk, at about {fits:.0f}×, is what breaks first; the memory would hold about "
+                f"{memory_fits:.0f}×. ")
              if where == "disk" and rss_per_triple * at100["triples"] > MEMORY else
              f"- Memory does not: the on-disk staging's peak RSS is {mb(b['peak_rss'])} at {scale}×"
              f"{'' if where == 'disk' else ' (this build was in memory; the disk path is the one for 100×)'}; ")
             + (f"The in-memory path would need about {memory_per_triple * at100['triples'] / 1e9:,.0f} GB at 100× "
              f"({memory_per_triple:.0f} bytes per triple at its largest measured size), which is why `--staging "
              "auto` leaves it above a third of the memory available." if memory_per_triple else
-             "the in-memory path was not measured."),
+             "The in-memory path was not measured."),
             f"- Time: at the measured {1e6 * seconds_per_triple:.0f} s per million triples, 100× builds in about "
             f"{seconds_per_triple * at100['triples'] / 3600:.1f} h on this machine, if every step stays "
             "linear."]
