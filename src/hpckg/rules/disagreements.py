@@ -14,14 +14,11 @@ from decimal import Decimal, InvalidOperation
 import pyoxigraph as ox
 
 from hpckg.namespaces import PREFIXES, hpc
-from hpckg.rules.reading import ABOUT, claims_of, distinct
-from hpckg.rules.truthy import TRUE, editions_issued, optional
+from hpckg.rules.reading import ABOUT, DEPRECATED, TRUE, XSD, claims_of, distinct, editions_issued, optional
 from hpckg.store import Store
 
-XSD = PREFIXES["xsd"]
 DISAGREES_WITH = ox.NamedNode(hpc("disagreesWith"))
 MULTI_VALUED = ox.NamedNode(hpc("multiValued"))
-DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
 EXACT = ox.NamedNode(PREFIXES["precision"] + "exact")
 FIELDS = {hpc(name): name for name in
           ("property", "value", "rank", "endTime", "pointInTime", "startTime", "asOf", "edition", "precision")}

@@ -9,22 +9,26 @@ from collections.abc import Iterator
 
 import pyoxigraph as ox
 
-from hpckg.namespaces import ID, PREFIXES, hpc
-from hpckg.rules.reading import TYPE, claims_of, distinct
+from hpckg.namespaces import ID, hpc
+from hpckg.rules.reading import (
+    COMPONENT_OF,
+    DEPRECATED,
+    MACHINE_GENERATED,
+    ROLE,
+    SYSTEM,
+    TYPE,
+    claims_of,
+    distinct,
+)
 from hpckg.store import Store
 from hpckg.terms import PROV_WAS_DERIVED_FROM
 
-SYSTEM = ox.NamedNode(hpc("System"))
 LIST_ENTRY = ox.NamedNode(hpc("ListEntry"))
 ENTRY_OF = ox.NamedNode(hpc("entryOf"))
 ENTRY_IN = ox.NamedNode(hpc("entryIn"))
 ENTRY_VALUE_OF = ox.NamedNode(hpc("entryValueOf"))
 ENTRY_COMPONENT_ROLE = ox.NamedNode(hpc("entryComponentRole"))
-COMPONENT_OF = ox.NamedNode(hpc("componentOf"))
-ROLE = ox.NamedNode(hpc("role"))
 DERIVED_FROM = ox.NamedNode(PROV_WAS_DERIVED_FROM)
-DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
-MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
 FIELDS = {hpc(name): name for name in ("edition", "property", "value", "rank", "basis")}
 
 

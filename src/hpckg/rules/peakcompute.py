@@ -13,14 +13,21 @@ from decimal import Decimal, InvalidOperation
 import pyoxigraph as ox
 
 from hpckg.namespaces import ID, PREFIXES, hpc
-from hpckg.rules.reading import TYPE, claims_of, distinct
-from hpckg.rules.truthy import BEST_CLAIM, CLAIM, TIER_RANK, number, optional
+from hpckg.rules.reading import (
+    BEST_CLAIM,
+    CLAIM,
+    COMPONENT_OF,
+    ROLE,
+    TYPE,
+    XSD,
+    claims_of,
+    distinct,
+    optional,
+    tier_ranks,
+)
 from hpckg.store import Store
 from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, SKOS_NOTE
 
-XSD = PREFIXES["xsd"]
-COMPONENT_OF = ox.NamedNode(hpc("componentOf"))
-ROLE = ox.NamedNode(hpc("role"))
 ACCELERATOR = ox.NamedNode(PREFIXES["role"] + "accelerator")
 QUANTITY, PART_MODEL, PEAK = (ox.NamedNode(hpc(name)) for name in ("quantity", "partModel", "peakTflopsTensor16"))
 PEAK_COMPUTE = ox.NamedNode(hpc("peakComputeTflopsTensor16"))
@@ -39,7 +46,7 @@ NUMERIC = {XSD + name for name in ("integer", "decimal", "float", "double", "int
 
 def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
     """The triples rule 27 constructs, system by system (each system's triples once)."""
-    tier_ranks = {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+    rank_of = tier_ranks(store)
     scheme_tiers = {quad.subject for quad in store.quads_for_pattern(None, IN_SCHEME, TIER_SCHEME)}
     today = dt.datetime.now(dt.UTC).date().isoformat()  # the rule's SUBSTR(STR(NOW()), 1, 10)
     peaks: dict = {}  # part -> its best peak claims, each part read once
@@ -49,7 +56,7 @@ def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
         if not components:
             continue
         written: set[ox.Triple] = set()
-        for triple in system_triples(store, system, list(dict.fromkeys(components)), tier_ranks, scheme_tiers,
+        for triple in system_triples(store, system, list(dict.fromkeys(components)), rank_of, scheme_tiers,
                                      today, peaks):
             if triple not in written:
                 written.add(triple)
@@ -61,7 +68,7 @@ def best_claims(store: Store, entity, property: ox.NamedNode) -> list[tuple[obje
             if BEST_CLAIM in fields.get("type", ()) and property in fields.get("property", ())]
 
 
-def system_triples(store: Store, system, components: list, tier_ranks: dict, scheme_tiers: set, today: str,
+def system_triples(store: Store, system, components: list, rank_of: dict, scheme_tiers: set, today: str,
                    peaks: dict) -> Iterator[ox.Triple]:
     rows = 0  # accelerator rows with a best quantity (the rule's second subquery counts rows, not components)
     covered = 0
@@ -86,18 +93,18 @@ def system_triples(store: Store, system, components: list, tier_ranks: dict, sch
                             q.get("value", ()), k.get("value", ()), q.get("tier", ()), p.get("tier", ()),
                             k.get("tier", ()), *(optional(q, n) for n in ("pointInTime", "startTime", "asOf")),
                             *(optional(k, n) for n in ("pointInTime", "startTime", "asOf"))):
-                        if not all(t in tier_ranks for t in (q_tier, p_tier, k_tier)):
+                        if not all(t in rank_of for t in (q_tier, p_tier, k_tier)):
                             continue
                         covered += 1
                         products.append(product(quantity, peak))
-                        ranks.append(min(tier_ranks[q_tier], tier_ranks[p_tier], tier_ranks[k_tier]))
+                        ranks.append(min(rank_of[q_tier], rank_of[p_tier], rank_of[k_tier]))
                         texts = ["" if t is None else t.value for t in when]
                         dates.append(max(max(texts[:3]), max(texts[3:])))
     if not covered or covered != rows:
         return
     total = None if any(p is None for p in products) else sum_of(products)
     weakest = min(ranks)
-    tiers = [tier for tier in scheme_tiers if tier_ranks.get(tier) == weakest]
+    tiers = [tier for tier in scheme_tiers if rank_of.get(tier) == weakest]
     latest = max(dates)
     as_of = typed_date(latest or today)
     slugs = [q.object.value for q in store.quads_for_pattern(system, SLUG, None)] or [system.value.rsplit("/", 1)[-1]]

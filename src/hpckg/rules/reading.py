@@ -4,16 +4,30 @@ order an index gives them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from functools import cache
 
 import pyoxigraph as ox
 
-from hpckg.namespaces import hpc
+from hpckg.namespaces import PREFIXES, hpc
 from hpckg.store import Store
-from hpckg.terms import RDF_TYPE
+from hpckg.terms import DCTERMS_ISSUED, RDF_TYPE
 
+# The terms several rules read, named once.
 ABOUT = ox.NamedNode(hpc("about"))
 TYPE = ox.NamedNode(RDF_TYPE)
+CLAIM = ox.NamedNode(hpc("Claim"))
+BEST_CLAIM = ox.NamedNode(hpc("BestClaim"))
+DERIVED_CLAIM = ox.NamedNode(hpc("DerivedClaim"))
+SYSTEM = ox.NamedNode(hpc("System"))
+COMPONENT_OF = ox.NamedNode(hpc("componentOf"))
+ROLE = ox.NamedNode(hpc("role"))
+TIER_RANK = ox.NamedNode(hpc("tierRank"))
+ISSUED = ox.NamedNode(DCTERMS_ISSUED)
+DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
+MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
+XSD = PREFIXES["xsd"]
+TRUE = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
 
 
 @cache
@@ -50,3 +64,32 @@ def distinct(store: Store, predicate: ox.NamedNode, object=None) -> Iterator:
             seen.add(term)
             yield term
 
+
+def tier_ranks(store: Store) -> dict:
+    """Each tier's hpc:tierRank, as a number (the rules compare and take the least)."""
+    return {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+
+
+def optional(fields: dict[str, set], name: str) -> list:
+    return list(fields.get(name, ())) or [None]
+
+
+def editions_issued(store: Store, fields: dict[str, set], issued: dict) -> list[tuple]:
+    """(edition, its dcterms:issued) for each of a claim's editions and each of its dates, as the rules'
+    OPTIONAL { ?claim hpc:edition ?edition . ?edition dcterms:issued ?issued } gives them: [(None, None)]
+    where no edition has a date."""
+    return [(edition, when) for edition in fields.get("edition", ())
+            for when in issued_of(store, edition, issued)] or [(None, None)]
+
+
+def issued_of(store: Store, edition, issued: dict) -> list[str]:
+    if edition not in issued:
+        issued[edition] = [q.object.value for q in store.quads_for_pattern(edition, ISSUED, None)]
+    return issued[edition]
+
+
+def number(term) -> Decimal | int:
+    try:
+        return int(term.value)
+    except ValueError:
+        return Decimal(term.value)

@@ -10,8 +10,15 @@ from collections.abc import Iterator
 import pyoxigraph as ox
 
 from hpckg.namespaces import ID, PREFIXES, hpc
-from hpckg.rules.reading import TYPE, claims_of, distinct
-from hpckg.rules.truthy import TIER_RANK, number, optional
+from hpckg.rules.reading import (
+    DEPRECATED,
+    MACHINE_GENERATED,
+    TYPE,
+    claims_of,
+    distinct,
+    optional,
+    tier_ranks,
+)
 from hpckg.store import Store
 from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, RDFS_LABEL, SKOS_NOTE
 
@@ -21,8 +28,6 @@ SITE_PROPERTY = ox.NamedNode(hpc("site"))
 VALUE = ox.NamedNode(hpc("value"))
 ACTIVITY = ox.NamedNode(ID + "activity/derive-05-site-operator")
 NORMAL = ox.NamedNode(PREFIXES["rank"] + "normal")
-DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
-MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
 DERIVED = ox.NamedNode(PREFIXES["basis"] + "derived")
 FIELDS = {hpc(name): name for name in ("property", "about", "value", "tier", "rank", "basis", "edition")}
 # Systems with an operator claim of their own outside a list edition (stated, or some-value): one read of the
@@ -35,7 +40,7 @@ NOTE = ("The system is at {site}, and that site is run by this organisation: the
 
 def site_operator_triples(store: Store) -> Iterator[ox.Triple]:
     """The triples rule 05 constructs, site by site (each site's triples once)."""
-    tier_ranks = {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+    rank_of = tier_ranks(store)
     stated = {row["system"] for row in store.query(STATED_TEXT)}
     for site in distinct(store, TYPE, SITE):
         operators = [(claim, fields) for claim, fields in claims_of(store, site, FIELDS).items()
@@ -48,19 +53,19 @@ def site_operator_triples(store: Store) -> Iterator[ox.Triple]:
         notes = [ox.Literal(NOTE.format(site=label)) for label in labels] or [ox.Literal(NOTE.format(site=site.value))]
         written: set[ox.Triple] = set()
         for (site_claim, site_fields), (operator_claim, operator_fields) in itertools.product(at_site, operators):
-            for triple in derived_claims(site_claim, site_fields, operator_claim, operator_fields, tier_ranks, notes,
+            for triple in derived_claims(site_claim, site_fields, operator_claim, operator_fields, rank_of, notes,
                                          stated):
                 if triple not in written:
                     written.add(triple)
                     yield triple
 
 
-def derived_claims(site_claim, site_fields: dict, operator_claim, operator_fields: dict, tier_ranks: dict,
+def derived_claims(site_claim, site_fields: dict, operator_claim, operator_fields: dict, rank_of: dict,
                    notes: list, stated: set) -> Iterator[ox.Triple]:
     if not (live(site_fields) and live(operator_fields)):
         return
-    site_tiers = [(t, tier_ranks[t]) for t in site_fields.get("tier", ()) if t in tier_ranks]
-    operator_tiers = [(t, tier_ranks[t]) for t in operator_fields.get("tier", ()) if t in tier_ranks]
+    site_tiers = [(t, rank_of[t]) for t in site_fields.get("tier", ()) if t in rank_of]
+    operator_tiers = [(t, rank_of[t]) for t in operator_fields.get("tier", ()) if t in rank_of]
     for system, organisation, (site_tier, site_rank), (operator_tier, operator_rank) in itertools.product(
             site_fields.get("about", ()), operator_fields.get("value", ()), site_tiers, operator_tiers):
         if system in stated:

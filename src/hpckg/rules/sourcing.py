@@ -8,18 +8,22 @@ from collections.abc import Iterator
 import pyoxigraph as ox
 
 from hpckg.namespaces import PREFIXES, hpc
-from hpckg.rules.reading import TYPE, claims_of, distinct
+from hpckg.rules.reading import (
+    CLAIM,
+    COMPONENT_OF,
+    DERIVED_CLAIM,
+    MACHINE_GENERATED,
+    SYSTEM,
+    TYPE,
+    claims_of,
+    distinct,
+)
 from hpckg.store import Store
 from hpckg.terms import PROV_HAD_PRIMARY_SOURCE
 
-SYSTEM = ox.NamedNode(hpc("System"))
-CLAIM = ox.NamedNode(hpc("Claim"))
-DERIVED_CLAIM = ox.NamedNode(hpc("DerivedClaim"))
-COMPONENT_OF = ox.NamedNode(hpc("componentOf"))
 SOURCE_KIND = ox.NamedNode(hpc("sourceKind"))
 AGGREGATOR = ox.NamedNode(PREFIXES["sourcekind"] + "aggregator")
 VERIFIED = ox.NamedNode(PREFIXES["tier"] + "verified")
-MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
 FIELDS = {hpc("tier"): "tier", hpc("basis"): "basis", PROV_HAD_PRIMARY_SOURCE: "source"}
 COUNTS = (hpc("claimCount"), hpc("verifiedClaimCount"), hpc("independentClaimCount"))
 

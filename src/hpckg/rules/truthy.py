@@ -12,20 +12,25 @@ from decimal import Decimal
 import pyoxigraph as ox
 
 from hpckg.namespaces import PREFIXES, hpc
-from hpckg.rules.reading import ABOUT, TYPE, claims_of, distinct
+from hpckg.rules.reading import (
+    ABOUT,
+    BEST_CLAIM,
+    CLAIM,
+    DEPRECATED,
+    MACHINE_GENERATED,
+    TRUE,
+    TYPE,
+    claims_of,
+    distinct,
+    editions_issued,
+    optional,
+    tier_ranks,
+)
 from hpckg.store import Store
-from hpckg.terms import DCTERMS_ISSUED
 
-CLAIM = ox.NamedNode(hpc("Claim"))
-BEST_CLAIM = ox.NamedNode(hpc("BestClaim"))
-ISSUED = ox.NamedNode(DCTERMS_ISSUED)
-TIER_RANK = ox.NamedNode(hpc("tierRank"))
 MULTI_VALUED = ox.NamedNode(hpc("multiValued"))
 LATER_VALUES_REPLACE = ox.NamedNode(hpc("laterValuesReplace"))
 PREFERRED = ox.NamedNode(PREFIXES["rank"] + "preferred")
-DEPRECATED = ox.NamedNode(PREFIXES["rank"] + "deprecated")
-MACHINE_GENERATED = ox.NamedNode(PREFIXES["basis"] + "machine-generated")
-TRUE = ox.Literal("true", datatype=ox.NamedNode(PREFIXES["xsd"] + "boolean"))
 
 # The claim's own triples the score reads, by the names the rule gives their variables.
 FIELDS = {hpc(name): name for name in
@@ -39,14 +44,14 @@ INTEGER = re.compile(r"[+-]?[0-9]+")
 def truthy_triples(store: Store) -> Iterator[ox.Triple]:
     """The triples rule 10 constructs: `?claim a hpc:BestClaim` for each best claim and `?entity ?property
     ?value` for each of its values, entity by entity (each entity's triples once)."""
-    tier_ranks = {quad.subject: number(quad.object) for quad in store.quads_for_pattern(None, TIER_RANK, None)}
+    rank_of = tier_ranks(store)
     multi = multi_valued(store)
     issued: dict[ox.NamedNode, list[str]] = {}
     for entity in distinct(store, ABOUT):
-        yield from entity_triples(store, entity, claims_of(store, entity, FIELDS), tier_ranks, multi, issued)
+        yield from entity_triples(store, entity, claims_of(store, entity, FIELDS), rank_of, multi, issued)
 
 
-def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], tier_ranks: dict,
+def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], rank_of: dict,
                    multi: dict, issued: dict) -> Iterator[ox.Triple]:
     scored: list[tuple[object, object, Decimal | int, list]] = []  # (claim, property, score, values)
     best: dict[object, Decimal | int] = {}
@@ -58,7 +63,7 @@ def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], t
         if CLAIM not in fields.get("type", ()):
             continue
         values = list(fields.get("value", ()))
-        for property, score in claim_scores(store, fields, tier_ranks, multi, issued):
+        for property, score in claim_scores(store, fields, rank_of, multi, issued):
             if score is None:
                 unscored.add(property)
                 continue
@@ -80,12 +85,12 @@ def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], t
                 yield triple
 
 
-def claim_scores(store: Store, fields: dict[str, set], tier_ranks: dict, multi: dict,
+def claim_scores(store: Store, fields: dict[str, set], rank_of: dict, multi: dict,
                  issued: dict) -> Iterator[tuple[object, Decimal | int | None]]:
     """One score per row of the rule's claim table (one row per combination of the claim's values, as a
     SPARQL join gives them; a claim has one of each almost always), for the rows the rule keeps; None for a
     row it keeps but cannot score."""
-    tiers = [tier_ranks[tier] for tier in fields.get("tier", ()) if tier in tier_ranks]
+    tiers = [rank_of[tier] for tier in fields.get("tier", ()) if tier in rank_of]
     properties = list(fields.get("property", ()))
     if not tiers or not properties:
         return
@@ -114,24 +119,6 @@ def claim_scores(store: Store, fields: dict[str, set], tier_ranks: dict, multi: 
             yield property, rank_score + (0 if end is not None else CURRENT_SCORE) + key * 10 + tier_rank
 
 
-def optional(fields: dict[str, set], name: str) -> list:
-    return list(fields.get(name, ())) or [None]
-
-
-def editions_issued(store: Store, fields: dict[str, set], issued: dict) -> list[tuple]:
-    """(edition, its dcterms:issued) for each of a claim's editions and each of its dates, as the rules'
-    OPTIONAL { ?claim hpc:edition ?edition . ?edition dcterms:issued ?issued } gives them: [(None, None)]
-    where no edition has a date."""
-    return [(edition, when) for edition in fields.get("edition", ())
-            for when in issued_of(store, edition, issued)] or [(None, None)]
-
-
-def issued_of(store: Store, edition, issued: dict) -> list[str]:
-    if edition not in issued:
-        issued[edition] = [q.object.value for q in store.quads_for_pattern(edition, ISSUED, None)]
-    return issued[edition]
-
-
 def date_key(date: str) -> int | None:
     """yyyymmdd from a date's lexical form, as the rule computes it: the year from its first four characters,
     the month and day when the form is that long; None where the rule's integer cast fails."""
@@ -156,10 +143,3 @@ def effective_boolean(term) -> bool:
     if isinstance(term, ox.Literal) and term.datatype.value == PREFIXES["xsd"] + "boolean":
         return term.value in ("true", "1")
     return bool(term.value) if isinstance(term, ox.Literal) else False
-
-
-def number(term) -> Decimal | int:
-    try:
-        return int(term.value)
-    except ValueError:
-        return Decimal(term.value)
