@@ -45,11 +45,15 @@ NUMERIC = {XSD + name for name in ("integer", "decimal", "float", "double", "int
 
 
 def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
-    """The triples rule 27 constructs, system by system (each system's triples once)."""
+    """The triples rule 27 constructs, system by system, each once: a part's peak claim is an input of every
+    system with that part, and the activity's prov:used of it is given once (as many as the parts' peak
+    claims are remembered; the build counts what a rule gives as its triples)."""
     rank_of = tier_ranks(store)
     scheme_tiers = {quad.subject for quad in store.quads_for_pattern(None, IN_SCHEME, TIER_SCHEME)}
     today = dt.datetime.now(dt.UTC).date().isoformat()  # the rule's SUBSTR(STR(NOW()), 1, 10)
     peaks: dict = {}  # part -> its best peak claims, each part read once
+    peak_claims: set = set()  # those claims
+    used_peaks: set = set()
     for system in distinct(store, COMPONENT_OF):
         components = [q.subject for q in store.quads_for_pattern(None, COMPONENT_OF, system)
                       if any(True for _ in store.quads_for_pattern(q.subject, ROLE, ACCELERATOR))]
@@ -57,10 +61,13 @@ def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
             continue
         written: set[ox.Triple] = set()
         for triple in system_triples(store, system, list(dict.fromkeys(components)), rank_of, scheme_tiers,
-                                     today, peaks):
-            if triple not in written:
-                written.add(triple)
-                yield triple
+                                     today, peaks, peak_claims):
+            if triple in written or (triple.subject == ACTIVITY and triple.object in used_peaks):
+                continue
+            written.add(triple)
+            if triple.subject == ACTIVITY and triple.object in peak_claims:
+                used_peaks.add(triple.object)
+            yield triple
 
 
 def best_claims(store: Store, entity, property: ox.NamedNode) -> list[tuple[object, dict]]:
@@ -69,7 +76,7 @@ def best_claims(store: Store, entity, property: ox.NamedNode) -> list[tuple[obje
 
 
 def system_triples(store: Store, system, components: list, rank_of: dict, scheme_tiers: set, today: str,
-                   peaks: dict) -> Iterator[ox.Triple]:
+                   peaks: dict, peak_claims: set) -> Iterator[ox.Triple]:
     rows = 0  # accelerator rows with a best quantity (the rule's second subquery counts rows, not components)
     covered = 0
     products: list[Decimal | float | None] = []
@@ -87,6 +94,7 @@ def system_triples(store: Store, system, components: list, rank_of: dict, scheme
             for part in p.get("value", ()):
                 if part not in peaks:
                     peaks[part] = best_claims(store, part, PEAK)
+                    peak_claims.update(claim for claim, _ in peaks[part])
                 for peak_claim, k in peaks[part]:
                     inputs += [quantity_claim, part_claim, peak_claim] if q.get("value") and k.get("value") else []
                     for quantity, peak, q_tier, p_tier, k_tier, *when in itertools.product(
