@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 import pyoxigraph as ox
 
 from hpckg.namespaces import PREFIXES, hpc
-from hpckg.rules.reading import ABOUT, DEPRECATED, TRUE, XSD, claims_of, distinct, editions_issued, optional
+from hpckg.rules.reading import ABOUT, DEPRECATED, TRUE, XSD, claims_of, distinct, editions_issued, once, optional
 from hpckg.store import Store
 
 DISAGREES_WITH = ox.NamedNode(hpc("disagreesWith"))
@@ -39,14 +39,10 @@ def disagreement_triples(store: Store) -> Iterator[ox.Triple]:
         for claim, fields in claims_of(store, entity, FIELDS).items():
             for property, date, row in claim_rows(store, claim, fields, multi, issued):
                 by_key.setdefault((property, date), []).append(row)
-        written: set[ox.Triple] = set()
-        for rows in by_key.values():
-            for (claim, value, tolerance), (other, other_value, other_tolerance) in itertools.permutations(rows, 2):
-                if claim != other and disagree(value, other_value, tolerance, other_tolerance):
-                    triple = ox.Triple(claim, DISAGREES_WITH, other)
-                    if triple not in written:
-                        written.add(triple)
-                        yield triple
+        yield from once(ox.Triple(claim, DISAGREES_WITH, other) for rows in by_key.values()
+                        for (claim, value, tolerance), (other, other_value, other_tolerance)
+                        in itertools.permutations(rows, 2)
+                        if claim != other and disagree(value, other_value, tolerance, other_tolerance))
 
 
 def claim_rows(store: Store, claim, fields: dict[str, set], multi: set, issued: dict) -> Iterator[tuple]:

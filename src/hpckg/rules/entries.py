@@ -5,21 +5,12 @@ hpc:entryComponentRole), read from the store as the rule reads it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pyoxigraph as ox
 
 from hpckg.namespaces import ID, hpc
-from hpckg.rules.reading import (
-    COMPONENT_OF,
-    DEPRECATED,
-    MACHINE_GENERATED,
-    ROLE,
-    SYSTEM,
-    TYPE,
-    claims_of,
-    distinct,
-)
+from hpckg.rules.reading import COMPONENT_OF, ROLE, SYSTEM, TYPE, claims_of, distinct, live, once
 from hpckg.store import Store
 from hpckg.terms import PROV_WAS_DERIVED_FROM
 
@@ -65,16 +56,19 @@ def entry_properties(store: Store) -> tuple[dict, dict]:
 
 
 def system_entries(store: Store, system, direct: dict, by_role: dict, *, typed: bool) -> Iterator[ox.Triple]:
-    written: set[ox.Triple] = set()
     sources = [(subject, None) for subject in ([system] if typed else [])]
     for quad in store.quads_for_pattern(None, COMPONENT_OF, system):
         component = quad.subject
         sources += [(component, role.object) for role in store.quads_for_pattern(component, ROLE, None)]
-    for subject, role in dict.fromkeys(sources):
+    yield from once(source_entries(store, system, dict.fromkeys(sources), direct, by_role))
+
+
+def source_entries(store: Store, system, sources: Iterable, direct: dict, by_role: dict) -> Iterator[ox.Triple]:
+    """The entry triples of the claims about a system or its components: (entity, None for the system itself
+    or the component's role)."""
+    for subject, role in sources:
         for claim, fields in claims_of(store, subject, FIELDS).items():
-            if fields.get("rank", set()) and all(rank == DEPRECATED for rank in fields["rank"]):
-                continue
-            if fields.get("basis", set()) and all(basis == MACHINE_GENERATED for basis in fields["basis"]):
+            if not live(fields):
                 continue
             for property in fields.get("property", ()):
                 entry_properties = direct.get(property, ()) if role is None else by_role.get((property, role), ())
@@ -84,13 +78,9 @@ def system_entries(store: Store, system, direct: dict, by_role: dict, *, typed: 
                         if entry is None:
                             continue
                         for value in fields.get("value", ()):
-                            for triple in (ox.Triple(entry, TYPE, LIST_ENTRY), ox.Triple(entry, ENTRY_OF, system),
-                                           ox.Triple(entry, ENTRY_IN, edition),
-                                           ox.Triple(entry, entry_property, value),
-                                           ox.Triple(entry, DERIVED_FROM, claim)):
-                                if triple not in written:
-                                    written.add(triple)
-                                    yield triple
+                            yield from (ox.Triple(entry, TYPE, LIST_ENTRY), ox.Triple(entry, ENTRY_OF, system),
+                                        ox.Triple(entry, ENTRY_IN, edition), ox.Triple(entry, entry_property, value),
+                                        ox.Triple(entry, DERIVED_FROM, claim))
 
 
 def entry_iri(edition, system) -> ox.NamedNode | None:

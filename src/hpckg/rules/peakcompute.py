@@ -15,23 +15,25 @@ import pyoxigraph as ox
 from hpckg.namespaces import ID, PREFIXES, hpc
 from hpckg.rules.reading import (
     BEST_CLAIM,
-    CLAIM,
     COMPONENT_OF,
     ROLE,
     TYPE,
     XSD,
     claims_of,
+    derived_claim,
     distinct,
+    once,
     optional,
     tier_ranks,
 )
 from hpckg.store import Store
-from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, SKOS_NOTE
+from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, SKOS_NOTE
 
 ACCELERATOR = ox.NamedNode(PREFIXES["role"] + "accelerator")
 QUANTITY, PART_MODEL, PEAK = (ox.NamedNode(hpc(name)) for name in ("quantity", "partModel", "peakTflopsTensor16"))
 PEAK_COMPUTE = ox.NamedNode(hpc("peakComputeTflopsTensor16"))
 SLUG = ox.NamedNode(hpc("slug"))
+PREFERRED = ox.NamedNode(PREFIXES["rank"] + "preferred")
 IN_SCHEME = ox.NamedNode(PREFIXES["skos"] + "inScheme")
 TIER_SCHEME = ox.NamedNode(hpc("TierScheme"))
 ACTIVITY = ox.NamedNode(ID + "activity/derive-27-cluster-peak-compute")
@@ -59,12 +61,10 @@ def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
                       if any(True for _ in store.quads_for_pattern(q.subject, ROLE, ACCELERATOR))]
         if not components:
             continue
-        written: set[ox.Triple] = set()
-        for triple in system_triples(store, system, list(dict.fromkeys(components)), rank_of, scheme_tiers,
-                                     today, peaks, peak_claims):
-            if triple in written or (triple.subject == ACTIVITY and triple.object in used_peaks):
+        for triple in once(system_triples(store, system, list(dict.fromkeys(components)), rank_of, scheme_tiers,
+                                          today, peaks, peak_claims)):
+            if triple.subject == ACTIVITY and triple.object in used_peaks:
                 continue
-            written.add(triple)
             if triple.subject == ACTIVITY and triple.object in peak_claims:
                 used_peaks.add(triple.object)
             yield triple
@@ -123,14 +123,9 @@ def system_triples(store: Store, system, components: list, rank_of: dict, scheme
             yield from ([ox.Triple(system, PEAK_COMPUTE, total)] if total is not None else [])
             yield from (ox.Triple(ACTIVITY, ox.NamedNode(PROV_USED), claim) for claim in inputs)
             continue
-        yield from (ox.Triple(iri, TYPE, CLAIM), ox.Triple(iri, TYPE, ox.NamedNode(hpc("DerivedClaim"))),
-                    ox.Triple(iri, TYPE, BEST_CLAIM), ox.Triple(iri, ox.NamedNode(hpc("about")), system),
-                    ox.Triple(iri, ox.NamedNode(hpc("property")), PEAK_COMPUTE),
-                    ox.Triple(iri, ox.NamedNode(hpc("tier")), tier),
-                    ox.Triple(iri, ox.NamedNode(hpc("basis")), ox.NamedNode(PREFIXES["basis"] + "derived")),
-                    ox.Triple(iri, ox.NamedNode(hpc("rank")), ox.NamedNode(PREFIXES["rank"] + "preferred")),
-                    ox.Triple(iri, ox.NamedNode(PROV_WAS_GENERATED_BY), ACTIVITY),
-                    ox.Triple(iri, ox.NamedNode(SKOS_NOTE), NOTE))
+        yield from derived_claim(iri, about=system, property=PEAK_COMPUTE, tier=tier, rank=PREFERRED,
+                                 activity=ACTIVITY)
+        yield from (ox.Triple(iri, TYPE, BEST_CLAIM), ox.Triple(iri, ox.NamedNode(SKOS_NOTE), NOTE))
         if as_of is not None:
             yield ox.Triple(iri, ox.NamedNode(hpc("asOf")), as_of)
         if total is not None:

@@ -10,17 +10,9 @@ from collections.abc import Iterator
 import pyoxigraph as ox
 
 from hpckg.namespaces import ID, PREFIXES, hpc
-from hpckg.rules.reading import (
-    DEPRECATED,
-    MACHINE_GENERATED,
-    TYPE,
-    claims_of,
-    distinct,
-    optional,
-    tier_ranks,
-)
+from hpckg.rules.reading import TYPE, claims_of, derived_claim, distinct, live, once, tier_ranks
 from hpckg.store import Store
-from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, PROV_WAS_GENERATED_BY, RDFS_LABEL, SKOS_NOTE
+from hpckg.terms import PROV_USED, PROV_WAS_DERIVED_FROM, RDFS_LABEL, SKOS_NOTE
 
 SITE = ox.NamedNode(hpc("Site"))
 OPERATOR = ox.NamedNode(hpc("operator"))
@@ -28,7 +20,6 @@ SITE_PROPERTY = ox.NamedNode(hpc("site"))
 VALUE = ox.NamedNode(hpc("value"))
 ACTIVITY = ox.NamedNode(ID + "activity/derive-05-site-operator")
 NORMAL = ox.NamedNode(PREFIXES["rank"] + "normal")
-DERIVED = ox.NamedNode(PREFIXES["basis"] + "derived")
 FIELDS = {hpc(name): name for name in ("property", "about", "value", "tier", "rank", "basis", "edition")}
 # Systems with an operator claim of their own outside a list edition (stated, or some-value): one read of the
 # operator claims, few beside the site claims (bound per system, Oxigraph started from every operator claim).
@@ -51,13 +42,10 @@ def site_operator_triples(store: Store) -> Iterator[ox.Triple]:
                    if SITE_PROPERTY in fields.get("property", ())]
         labels = [q.object.value for q in store.quads_for_pattern(site, ox.NamedNode(RDFS_LABEL), None)]
         notes = [ox.Literal(NOTE.format(site=label)) for label in labels] or [ox.Literal(NOTE.format(site=site.value))]
-        written: set[ox.Triple] = set()
-        for (site_claim, site_fields), (operator_claim, operator_fields) in itertools.product(at_site, operators):
-            for triple in derived_claims(site_claim, site_fields, operator_claim, operator_fields, rank_of, notes,
-                                         stated):
-                if triple not in written:
-                    written.add(triple)
-                    yield triple
+        yield from once(triple for (site_claim, site_fields), (operator_claim, operator_fields)
+                        in itertools.product(at_site, operators)
+                        for triple in derived_claims(site_claim, site_fields, operator_claim, operator_fields,
+                                                     rank_of, notes, stated))
 
 
 def derived_claims(site_claim, site_fields: dict, operator_claim, operator_fields: dict, rank_of: dict,
@@ -76,23 +64,10 @@ def derived_claims(site_claim, site_fields: dict, operator_claim, operator_field
             continue  # the rule's STR() fails, or a literal cannot be a subject: no derived claim
         derived = ox.NamedNode(site_claim.value + "-operator-derived")
         tier = site_tier if site_rank <= operator_rank else operator_tier
-        yield from (ox.Triple(derived, TYPE, ox.NamedNode(hpc("Claim"))),
-                    ox.Triple(derived, TYPE, ox.NamedNode(hpc("DerivedClaim"))),
-                    ox.Triple(derived, ox.NamedNode(hpc("about")), system),
-                    ox.Triple(derived, ox.NamedNode(hpc("property")), OPERATOR),
-                    ox.Triple(derived, VALUE, organisation),
-                    ox.Triple(derived, ox.NamedNode(hpc("tier")), tier),
-                    ox.Triple(derived, ox.NamedNode(hpc("basis")), DERIVED),
-                    ox.Triple(derived, ox.NamedNode(hpc("rank")), NORMAL),
+        yield from derived_claim(derived, about=system, property=OPERATOR, tier=tier, rank=NORMAL, activity=ACTIVITY)
+        yield from (ox.Triple(derived, VALUE, organisation),
                     ox.Triple(derived, ox.NamedNode(PROV_WAS_DERIVED_FROM), site_claim),
-                    ox.Triple(derived, ox.NamedNode(PROV_WAS_DERIVED_FROM), operator_claim),
-                    ox.Triple(derived, ox.NamedNode(PROV_WAS_GENERATED_BY), ACTIVITY))
+                    ox.Triple(derived, ox.NamedNode(PROV_WAS_DERIVED_FROM), operator_claim))
         yield from (ox.Triple(derived, ox.NamedNode(hpc("edition")), e) for e in site_fields.get("edition", ()))
         yield from (ox.Triple(derived, ox.NamedNode(SKOS_NOTE), note) for note in notes)
-
-
-def live(fields: dict) -> bool:
-    """Some row of the claim's rank and basis passes the rule's FILTER: not deprecated, not machine-generated."""
-    return (any((rank or NORMAL) != DEPRECATED for rank in optional(fields, "rank"))
-            and any(basis != MACHINE_GENERATED for basis in optional(fields, "basis")))
 

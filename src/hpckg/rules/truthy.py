@@ -23,6 +23,8 @@ from hpckg.rules.reading import (
     claims_of,
     distinct,
     editions_issued,
+    live,
+    once,
     optional,
     tier_ranks,
 )
@@ -72,17 +74,14 @@ def entity_triples(store: Store, entity, claims: dict[object, dict[str, set]], r
                 best[property] = score
     # As the CONSTRUCT: a literal where a subject or predicate goes makes no triple, the claim is best still.
     plain = not isinstance(entity, ox.Literal)
-    written: set[ox.Triple] = set()
+    triples = []
     for claim, property, score, values in scored:
         if score != best[property] or property in unscored:
             continue
-        triples = [ox.Triple(claim, TYPE, BEST_CLAIM)]
+        triples.append(ox.Triple(claim, TYPE, BEST_CLAIM))
         if plain and isinstance(property, ox.NamedNode):
             triples += [ox.Triple(entity, property, value) for value in values]
-        for triple in triples:
-            if triple not in written:
-                written.add(triple)
-                yield triple
+    yield from once(triples)
 
 
 def claim_scores(store: Store, fields: dict[str, set], rank_of: dict, multi: dict,
@@ -94,10 +93,10 @@ def claim_scores(store: Store, fields: dict[str, set], rank_of: dict, multi: dic
     properties = list(fields.get("property", ()))
     if not tiers or not properties:
         return
+    if not live(fields):
+        return  # every row filtered out
     ranks = optional(fields, "rank")
     bases = optional(fields, "basis")
-    if all(rank == DEPRECATED for rank in ranks) or all(basis == MACHINE_GENERATED for basis in bases):
-        return  # every row filtered out
     editions = editions_issued(store, fields, issued)
     dates = (optional(fields, "pointInTime"), optional(fields, "startTime"), optional(fields, "asOf"))
     ends = optional(fields, "endTime")
