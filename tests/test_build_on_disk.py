@@ -137,3 +137,33 @@ def test_auto_chooses_from_the_inputs_size_and_the_memory_available(project):
     expected = "memory" if estimate * BYTES_PER_QUAD_IN_MEMORY <= MEMORY_SHARE * available_memory() else "disk"
     assert choose_staging(files) == expected
     assert choose_staging(files, "disk") == "disk"
+
+
+WRITE_AND_MEASURE = """
+import json, resource, sys
+import pyoxigraph as ox
+from hpckg.store import Store
+store = Store(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+graph = ox.NamedNode("urn:derived")
+quads = (ox.Quad(ox.NamedNode(f"urn:s{n}"), ox.NamedNode("urn:p"), ox.Literal(f"value {n}"), graph)
+         for n in range(600_000))
+added = store.load_quads_in_batches(quads)
+grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+print(json.dumps({"added": added, "count": store.triple_count(), "grown_mb": grown}))
+"""
+
+
+@pytest.mark.slow
+def test_a_rules_triples_written_to_disk_do_not_pile_up_in_memory(tmp_path):
+    # RocksDB kept every quad written in its memory tables until a flush (600k quads: ~470 MB more, growing
+    # with the rule's output); flushed every 200k they take a bounded amount whatever the rule writes.
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WRITE_AND_MEASURE, str(tmp_path / "store")],
+                          capture_output=True, text=True, check=True)
+    measured = json.loads(done.stdout)
+    assert measured["added"] == measured["count"] == 600_000
+    assert measured["grown_mb"] < 300, measured

@@ -287,11 +287,15 @@ class Store:
         self._store.extend(counted())
         return added
 
-    def load_quads_in_batches(self, quads: Iterable[ox.Quad], *, batch: int = 20_000) -> int:
+    def load_quads_in_batches(self, quads: Iterable[ox.Quad], *, batch: int = 20_000,
+                              flush_every: int = 200_000) -> int:
         """Add quads a batch at a time, each batch its own transaction: for a build's staging store, which
         nobody reads and which a failed build throws away, so the whole need not be atomic. One transaction
         holds every quad it adds until it commits: rule 14's 851k triples took 1.5 GB more at 1x the real
-        import as one transaction than none (0.8 GB in batches of 50k)."""
+        import as one transaction than none. An on-disk store is also flushed every `flush_every` quads and at
+        the end: Oxigraph's RocksDB keeps what is written in memory tables until a flush, which it did not do
+        by itself while a rule wrote (1.2 M quads held ~900 MB, flushing every 200k 250 MB, no slower;
+        bench/write_memory_bench.py)."""
         added = 0
         pending: list[ox.Quad] = []
         for quad in quads:
@@ -300,7 +304,10 @@ class Store:
                 self._store.extend(pending)
                 added += len(pending)
                 pending = []
+                if added % flush_every < batch:
+                    self.flush()
         self._store.extend(pending)
+        self.flush()
         return added + len(pending)
 
     def query_bound(self, sparql: str, bindings: dict[str, ox.NamedNode | ox.BlankNode | ox.Literal]
