@@ -97,12 +97,14 @@ def folder_bytes(path: Path) -> int:
 def project_for(work: Path, scale: int) -> Path:
     """A project of this checkout's ontology, shapes, queries and curated data, no configured sources."""
     project = work / f"s{scale}" / "project"
-    if not (project / "hpckg.toml").exists():
-        project.mkdir(parents=True, exist_ok=True)
-        for folder in ("ontology", "shapes", "queries", "data"):
-            shutil.copytree(ROOT / folder, project / folder, dirs_exist_ok=True)
-        (project / "hpckg.toml").write_text("# bench/scale_bench.py: the synthetic graph is imported already\n",
-                                            encoding="utf-8")
+    project.mkdir(parents=True, exist_ok=True)
+    # Copied afresh each run (they are small): a project copied once kept the shapes and rules of the day it
+    # was generated, and later builds measured those.
+    for folder in ("ontology", "shapes", "queries", "data"):
+        shutil.rmtree(project / folder, ignore_errors=True)
+        shutil.copytree(ROOT / folder, project / folder)
+    (project / "hpckg.toml").write_text("# bench/scale_bench.py: the synthetic graph is imported already\n",
+                                        encoding="utf-8")
     return project
 
 
