@@ -70,8 +70,9 @@ def peak_compute_triples(store: Store) -> Iterator[ox.Triple]:
             yield triple
 
 
-def best_claims(store: Store, entity, property: ox.NamedNode) -> list[tuple[object, dict]]:
-    return [(claim, fields) for claim, fields in claims_of(store, entity, FIELDS).items()
+def best_claims(claims: dict[object, dict[str, set]], property: ox.NamedNode) -> list[tuple[object, dict]]:
+    """Of an entity's claims (claims_of), the best ones on a property."""
+    return [(claim, fields) for claim, fields in claims.items()
             if BEST_CLAIM in fields.get("type", ()) and property in fields.get("property", ())]
 
 
@@ -85,15 +86,12 @@ def system_triples(store: Store, system, components: list, rank_of: dict, scheme
     inputs: list = []
     for component in components:
         claims = claims_of(store, component, FIELDS)
-        quantities = [(c, f) for c, f in claims.items() if BEST_CLAIM in f.get("type", ())
-                      and QUANTITY in f.get("property", ())]
-        models = [(c, f) for c, f in claims.items() if BEST_CLAIM in f.get("type", ())
-                  and PART_MODEL in f.get("property", ())]
+        quantities, models = best_claims(claims, QUANTITY), best_claims(claims, PART_MODEL)
         rows += sum(len(f.get("value", ())) for _, f in quantities)
         for (quantity_claim, q), (part_claim, p) in itertools.product(quantities, models):
             for part in p.get("value", ()):
                 if part not in peaks:
-                    peaks[part] = best_claims(store, part, PEAK)
+                    peaks[part] = best_claims(claims_of(store, part, FIELDS), PEAK)
                     peak_claims.update(claim for claim, _ in peaks[part])
                 for peak_claim, k in peaks[part]:
                     inputs += [quantity_claim, part_claim, peak_claim] if q.get("value") and k.get("value") else []
