@@ -559,7 +559,8 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--scale", type=int, nargs="+", required=True)
     r.add_argument("--work", type=Path, required=True)
-    r.add_argument("--template", type=Path, help="a real import folder (.hpckg/graphs/import)")
+    r.add_argument("--template", type=Path, default=ROOT / ".hpckg" / "graphs" / "import",
+                   help="a real import folder (default: this checkout's .hpckg/graphs/import, after `make run`)")
     r.add_argument("--steps", nargs="+", default=list(STEPS), choices=STEPS)
     r.add_argument("--staging", default="auto", choices=("auto", "memory", "disk"))
     r.add_argument("--repeats", type=int, default=5)
