@@ -276,7 +276,11 @@ def name_links(records: dict[str, Record]) -> list[Link]:
     for record in records.values():
         for key in record.names | record.partitions:
             by_name[key][record.dataset].append(record)
-    links: dict[tuple[str, str], Link] = {}
+    # Of the names two records share, the link rests on the most telling (its note and sources are that
+    # name's): a whole name before a run of words inside one, the longer first, then in alphabetical order.
+    # Taking the first that matched made two builds of the same files differ, as sets of strings iterate in
+    # an order each Python process draws anew.
+    links: dict[tuple[str, str], tuple[tuple[bool, int, str], Link]] = {}
     for record in records.values():
         for key in record.windows:
             datasets = by_name.get(key)
@@ -285,20 +289,21 @@ def name_links(records: dict[str, Record]) -> list[Link]:
                                    for group in datasets.values()):
                 continue
             whole = key in record.names
+            preference = (not whole, -len(key), key)
             for dataset, candidates in datasets.items():
                 if dataset == record.dataset:
                     continue
                 for other in candidates:
                     pair = tuple(sorted((record.iri, other.iri)))
-                    if pair in links:
+                    if pair in links and links[pair][0] <= preference:
                         continue
                     evidence = agreement(record, other)
                     if evidence is None or (not whole and len(evidence) < 2):
                         continue
                     a, b = sorted((record, other), key=lambda r: r.iri)
                     what = f"the name {key!r}" if whole else f"the name {key!r} within the other's"
-                    links[pair] = Link(a, b, key, [what, *evidence])
-    return sorted(links.values(), key=lambda link: (link.a.iri, link.b.iri))
+                    links[pair] = (preference, Link(a, b, key, [what, *evidence]))
+    return sorted((link for _, link in links.values()), key=lambda link: (link.a.iri, link.b.iri))
 
 
 def agreement(a: Record, b: Record) -> list[str] | None:
