@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -24,9 +25,10 @@ from hpckg.names import ascii_fold, name_key
 SYS = "https://w3id.org/hpckg/id/system/"
 
 
-def record(iri, dataset, names, countries=(), makers=(), years=(), *, accelerated=None, cites=()):
+def record(iri, dataset, names, countries=(), makers=(), years=(), *, accelerated=None, cites=(), source=None):
     """A record as read_records makes it; `accelerated` defaults to whether it names an accelerator maker,
-    `cites` are the TOP500 system ids its sources' pages are; a TOP500 record states the ID in its IRI."""
+    `cites` are the TOP500 system ids its sources' pages are, `source` the source of its names; a TOP500
+    record states the ID in its IRI."""
     r = Record(iri, dataset, countries=set(countries), makers=set(makers), years=set(years),
                accelerated=bool(makers) if accelerated is None else accelerated,
                system_ids={iri.rsplit("top500-", 1)[1]} if dataset == "top500" and "top500-" in iri else set())
@@ -34,6 +36,8 @@ def record(iri, dataset, names, countries=(), makers=(), years=(), *, accelerate
         r.names |= set(record_keys(name))
         r.partitions |= set(partition_base_keys(name))
         r.windows |= word_windows(name)
+        for key in (*record_keys(name), *partition_base_keys(name)) if source else ():
+            r.name_sources[key].add(source)
     for system_id in cites:
         r.cited[system_id].add(f"https://w3id.org/hpckg/id/source/page-{system_id}")
         r.cited_urls[system_id] = f"https://web.archive.org/web/2024/https://www.top500.org/system/{system_id}/"
@@ -56,23 +60,17 @@ def test_a_shared_distinctive_name_with_agreeing_facts_links_two_datasets():
 
 # Two records naming one machine with two names that both match ("JUWELS" and "JUWELS Booster"): which name the
 # link rests on decides its note and the sources it cites.
-SAME_LINK_EVERY_RUN = """
-import json
-from hpckg.linking import Record, find_links, partition_base_keys, record_keys, word_windows
-def record(iri, dataset, names, sources):
-    r = Record(iri, dataset, countries={"DE"}, years={2020})
-    for name in names:
-        for key in (*record_keys(name), *partition_base_keys(name)):
-            r.name_sources[key].add(sources)
-        r.names |= set(record_keys(name))
-        r.partitions |= set(partition_base_keys(name))
-        r.windows |= word_windows(name)
-    return r
-top = record("sys:top500-179894", "top500", ["JUWELS Booster Module", "JUWELS"], "src:top500-2021-06")
-epoch = record("sys:epoch-juwels-booster", "epoch-clusters", ["JUWELS Booster"], "src:epoch-cited")
-print(json.dumps([(l.name, l.evidence) for l in find_links({r.iri: r for r in (top, epoch)})]))
+SAME_LINK_EVERY_RUN = f"""
+import json, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_linking import record
+from hpckg.linking import find_links
+top = record("sys:top500-179894", "top500", ["JUWELS Booster Module", "JUWELS"], ["DE"], years=[2020],
+             source="src:top500-2021-06")
+epoch = record("sys:epoch-juwels-booster", "epoch-clusters", ["JUWELS Booster"], ["DE"], years=[2020],
+               source="src:epoch-cited")
+print(json.dumps([(l.name, l.evidence) for l in find_links({{r.iri: r for r in (top, epoch)}})]))
 """
-
 
 def test_the_same_records_give_the_same_link_whatever_the_order_of_python_sets():
     # Sets of strings iterate in an order Python draws anew in each process (PYTHONHASHSEED): the matcher took
