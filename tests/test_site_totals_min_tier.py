@@ -2,7 +2,9 @@
 accelerators-by-country does. In a copy of the project with a system added at the Acme datacenter whose
 site rests on a lead, the default totals count it (and name the derived claim), min_tier=reported leaves
 it out and recomputes the total and weakest tier from the derived claim's other inputs; through the CLI
-and the web (?min_tier=)."""
+and the web (?min_tier=). Orion has no country claim: accelerators-by-country counts it in its site's country,
+as surely as the weaker of the site claim and the site's country claim; Vega's site and country are stated
+directly, with no claim behind them, and count nowhere."""
 
 from __future__ import annotations
 
@@ -11,12 +13,14 @@ import json
 import httpx
 import pytest
 
+from hpckg.query import canned_query
 from hpckg.serve import urls
 from serve_live import start_server
 
-from conftest import copy_project, query_rows, run_hpckg, text
+from conftest import copy_project, query_rows, run_hpckg, session_project, text
 
 ORION_QUANTITY = 1000
+VEGA_QUANTITY = 777
 ORION = f"""@prefix hpc:     <https://w3id.org/hpckg/ontology#> .
 @prefix rdfs:    <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd:     <http://www.w3.org/2001/XMLSchema#> .
@@ -56,6 +60,16 @@ claim:orion-accelerator-quantity a hpc:Claim ;
 
 src:orion-news a hpc:Source ; dcterms:title "Orion news"@en ; schema:url <https://news.example.org/orion> ;
     hpc:sourceKind sourcekind:news-article ; hpc:slug "orion-news" .
+
+sys:vega a hpc:System ; rdfs:label "Vega (test)"@en ; hpc:slug "vega" ; hpc:site site:vega-hall .
+site:vega-hall a hpc:Site ; rdfs:label "Vega hall (test)"@en ; hpc:country <https://w3id.org/hpckg/id/country/FR> .
+
+cmp:vega-accelerator a hpc:Component ;
+    hpc:componentOf sys:vega ; hpc:role role:accelerator ; rdfs:label "Vega accelerators"@en .
+
+claim:vega-accelerator-quantity a hpc:Claim ;
+    hpc:about cmp:vega-accelerator ; hpc:property hpc:quantity ; hpc:value {VEGA_QUANTITY} ;
+    hpc:tier tier:reported ; hpc:basis basis:reported ; hpc:rank rank:preferred ; prov:hadPrimarySource src:orion-news .
 
 chg:orion-2026-11-30 a hpc:ChangeEntry ; hpc:changedEntity sys:orion ;
     dcterms:date "2026-11-30"^^xsd:date ; rdfs:comment "Orion added (test)"@en .
@@ -104,6 +118,28 @@ def test_a_lead_site_claim_is_left_out_of_the_site_total_with_min_tier_reported(
     # a site whose only system rests on a lead has no row at all without leads
     lead_only = {site for site, r in sites.items() if r["weakestTier"].endswith("/lead") and r["systems"] == "1"}
     assert lead_only and not lead_only & set(reported)
+
+
+def test_a_system_without_a_country_claim_counts_in_its_sites_country_as_surely_as_the_site_claim(
+        project, seed_store):
+    china, france = "https://w3id.org/hpckg/id/country/CN", "https://w3id.org/hpckg/id/country/FR"
+    before = {r["country"]: r for r in canned_rows(seed_store, "accelerators-by-country")}  # no Orion, no Vega
+    countries = {r["country"]: r for r in query_rows(project, "accelerators-by-country")}
+    # Orion rests on a lead site claim: counted in China, in its lead column, and left out at min_tier=reported
+    assert int(countries[china]["accelerators"]) - int(before[china]["accelerators"]) == ORION_QUANTITY
+    assert int(countries[china]["lead"]) - int(before[china]["lead"]) == ORION_QUANTITY
+    assert int(countries[china]["systems"]) - int(before[china]["systems"]) == 1
+    reported = {r["country"]: r for r in query_rows(project, "accelerators-by-country", "--param", "min_tier=reported")}
+    assert reported[china]["accelerators"] == before[china]["reported"]
+    # Vega's site and its country are bare triples, no claims: Vega counts in no country, and France has no row
+    assert france not in countries
+    assert int(countries[""]["accelerators"]) - int(before.get("", {}).get("accelerators", 0)) == VEGA_QUANTITY
+
+
+def canned_rows(store, name: str) -> list[dict[str, str]]:
+    result = store.query(canned_query(session_project(), name).bind({}))
+    names = [v.value for v in result.variables]
+    return [{n: row[n].value if row[n] is not None else "" for n in names} for row in result]
 
 
 def test_the_web_takes_min_tier_for_the_site_totals(project):
