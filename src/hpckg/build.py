@@ -21,6 +21,7 @@ import pyoxigraph as ox
 
 from hpckg import datafiles, formats, linking, machinegraphs, systemnames
 from hpckg.errors import InputError, RdfSyntaxError, StoreError, ValidationFailed
+from hpckg.memory import release_freed_memory
 from hpckg.namespaces import DERIVED_GRAPH, THIS_DATASET, entity, graph_for, hpc
 from hpckg.project import Project, is_server_url
 from hpckg.querytext import unpaged
@@ -168,6 +169,7 @@ def materialise(store: AnyStore, rules_dir: Path, progress: Progress | None = No
                     ox.NamedNode(entity("software", "hpckg")), derived),
         ])
         total += added
+        release_freed_memory()  # the rule's hash tables, before the next rule allocates its own
         if progress:
             progress(f"rule {rule}: {added} triples")
     return total
@@ -231,6 +233,7 @@ def populate(store: AnyStore, project: Project, *, extra: Iterable[Path] = (),
     datafiles.enforce(people, project)
     load_files(store, files, project, progress)
     exact, leads = linking.link_systems(store)
+    release_freed_memory()
     if progress:
         progress(f"linked {exact + leads} pairs of system records of one machine: {exact} on a dataset's citation "
                  f"of the other record (reported), {leads} on names and agreements (leads)")

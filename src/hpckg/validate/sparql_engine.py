@@ -40,6 +40,7 @@ import rdflib
 from rdflib.namespace import RDF, RDFS, SH, XSD
 
 from hpckg.errors import UnsupportedShapeError
+from hpckg.memory import release_freed_memory
 from hpckg.store import AnyStore
 from hpckg.validate.locate import locate
 from hpckg.validate.report import ValidationReport, Violation, sort_violations
@@ -261,6 +262,7 @@ def validate_store(store: AnyStore, *, shapes_dir: Path, root: Path) -> Validati
     for check in compile_shapes(shapes):
         started = time.perf_counter()
         found = run_check(store, check)
+        release_freed_memory()  # else the process holds every check's leftovers, not the largest one
         # `hpckg --log-level debug build` shows what each rule costs on the graph at hand.
         log.debug("shape %s: %d results in %.2f s", check.rule, len(found), time.perf_counter() - started)
         for v in found:
