@@ -8,8 +8,9 @@ hpckg.validate.sparql_engine compiles from shapes/ (or --shapes) runs on it once
 validate step runs them. The table lists each rule's seconds per store (a rule may compile to several
 queries), the total, the growth exponent between the smallest and largest store (1.00 = linear) and the peak
 RSS. With --memory each rule also runs alone in a process of its own on each store, which gives its own peak
-RSS (the build's validate step holds at most one rule's queries at a time, so its peak is the largest of these
-over what the build itself holds). A store may be given as LABEL=PATH, which the table names it by. --write replaces the
+RSS (the build's validate step holds at most one rule's queries at a time, and hands what each freed back to
+the system before the next, as this script does: its peak is the largest of these over what the build itself
+holds). A store may be given as LABEL=PATH, which the table names it by. --write replaces the
 validate-rules-bench section of that Markdown file; --from-json rewrites it from a --json file without running.
 """
 
@@ -25,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from hpckg.memory import release_freed_memory
 from hpckg.project import discover
 from hpckg.store import Store
 from hpckg.validate.shapes import load_shapes
@@ -43,6 +45,7 @@ def time_rules(label: str, store_path: Path, shapes_dir: Path | None, only: str 
             continue
         began = time.perf_counter()
         found += len(run_check(store, check))
+        release_freed_memory()  # as the build's validate step does after each check
         rules[check.rule] = rules.get(check.rule, 0.0) + time.perf_counter() - began
     return {"store": label, "triples": store.triple_count(), "seconds": time.perf_counter() - started,
             "results": found, "rules": rules, "load": os.getloadavg()[0],
