@@ -42,6 +42,6 @@ def resident(call: str) -> tuple[int, int, int]:
 def test_memory_a_query_freed_goes_back_to_the_system_only_when_released():
     loaded, after_query, kept = resident("pass")
     assert after_query - loaded > 40, "the probe's query should leave its freed hash table in the heap"
-    assert kept == after_query  # without the release, glibc keeps it
+    assert after_query - kept < 5  # without the release, glibc keeps it
     loaded, after_query, released = resident("assert release_freed_memory()")
     assert after_query - released > 40 and released - loaded < 20
